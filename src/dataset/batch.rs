@@ -1,0 +1,174 @@
+use std::fmt;
+
+/// A game's result, from `[Result]`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameResult {
+    /// `0-1`.
+    BlackWins,
+    /// `1/2-1/2`.
+    Draw,
+    /// `1-0`.
+    WhiteWins,
+}
+
+impl GameResult {
+    /// Reads a `[Result]` tag value: only `1-0`, `0-1` and `1/2-1/2` count.
+    pub fn from_tag(value: &[u8]) -> Option<GameResult> {
+        match value.trim_ascii() {
+            b"1-0" => Some(GameResult::WhiteWins),
+            b"0-1" => Some(GameResult::BlackWins),
+            b"1/2-1/2" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+
+    /// White's score: 1, 0.5 or 0.
+    pub fn score(self) -> f64 {
+        match self {
+            GameResult::WhiteWins => 1.0,
+            GameResult::Draw => 0.5,
+            GameResult::BlackWins => 0.0,
+        }
+    }
+
+    /// pgnlearn's code in `.mat` files: 0 black won, 1 draw, 2 white won.
+    pub fn mat_code(self) -> u8 {
+        match self {
+            GameResult::BlackWins => 0,
+            GameResult::Draw => 1,
+            GameResult::WhiteWins => 2,
+        }
+    }
+
+    /// Inverse of [`GameResult::mat_code`].
+    pub fn from_mat_code(code: i64) -> Option<GameResult> {
+        match code {
+            0 => Some(GameResult::BlackWins),
+            1 => Some(GameResult::Draw),
+            2 => Some(GameResult::WhiteWins),
+            _ => None,
+        }
+    }
+
+    /// Inverse of [`GameResult::score`] (0, 0.5, 1).
+    pub fn from_score(score: f64) -> Option<GameResult> {
+        if score == 1.0 {
+            Some(GameResult::WhiteWins)
+        } else if score == 0.5 {
+            Some(GameResult::Draw)
+        } else if score == 0.0 {
+            Some(GameResult::BlackWins)
+        } else {
+            None
+        }
+    }
+
+    /// The PGN notation.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    /// Text of the score for CSV output: `0`, `0.5`, `1`.
+    pub fn score_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1",
+            GameResult::Draw => "0.5",
+            GameResult::BlackWins => "0",
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The columns of a dataset.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Schema {
+    /// Feature column names, in vector order.
+    pub features: Vec<String>,
+    /// Names of PGN tags kept as extra columns.
+    pub tags: Vec<String>,
+    /// Whether each row carries its position's FEN.
+    pub fen: bool,
+}
+
+/// A block of rows, stored by column.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RowBatch {
+    /// Number of features per row.
+    pub width: usize,
+    /// Row-major features: row `i` is `features[i * width..(i + 1) * width]`.
+    pub features: Vec<i32>,
+    /// The result of each row's game.
+    pub results: Vec<GameResult>,
+    /// Each row's game index (0-based, over all games read).
+    pub games: Vec<u64>,
+    /// Each row's ply (number of half-moves played to reach the position).
+    pub plies: Vec<u32>,
+    /// Kept tag values: `tags[t][i]` is tag `t` of row `i`.
+    pub tags: Vec<Vec<String>>,
+    /// Each row's FEN, when asked for.
+    pub fens: Vec<String>,
+}
+
+impl RowBatch {
+    /// An empty batch for `schema`.
+    pub fn new(schema: &Schema) -> RowBatch {
+        RowBatch { width: schema.features.len(), tags: vec![Vec::new(); schema.tags.len()], ..RowBatch::default() }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+
+    /// The features of row `i`.
+    pub fn row(&self, i: usize) -> &[i32] {
+        &self.features[i * self.width..(i + 1) * self.width]
+    }
+
+    /// Appends all rows of `other` (same schema).
+    pub fn append(&mut self, other: &RowBatch) {
+        debug_assert_eq!(self.width, other.width);
+        self.features.extend_from_slice(&other.features);
+        self.results.extend_from_slice(&other.results);
+        self.games.extend_from_slice(&other.games);
+        self.plies.extend_from_slice(&other.plies);
+        for (mine, theirs) in self.tags.iter_mut().zip(&other.tags) {
+            mine.extend_from_slice(theirs);
+        }
+        self.fens.extend_from_slice(&other.fens);
+    }
+
+    /// Keeps the first `rows` rows.
+    pub fn truncate(&mut self, rows: usize) {
+        self.features.truncate(rows * self.width);
+        self.results.truncate(rows);
+        self.games.truncate(rows);
+        self.plies.truncate(rows);
+        self.tags.iter_mut().for_each(|t| t.truncate(rows));
+        self.fens.truncate(rows);
+    }
+
+    /// Removes all rows, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.features.clear();
+        self.results.clear();
+        self.games.clear();
+        self.plies.clear();
+        self.tags.iter_mut().for_each(Vec::clear);
+        self.fens.clear();
+    }
+}

@@ -1,0 +1,115 @@
+//! CSV and TSV: a header line, the feature columns, `result` (0, 0.5, 1 from
+//! white's side), `game`, `ply`, then any kept tags and the FEN.
+//!
+//! CSV quotes a field only when it must (RFC 4180). TSV always quotes text
+//! fields: R's `read.table(header = TRUE)` splits on any white space by
+//! default, so a player name or FEN with spaces must be in quotes.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::{DatasetError, RowBatch, RowWriter, Schema};
+use crate::atomic::{AtomicFile, OutputError};
+
+pub(super) struct DelimitedWriter {
+    file: AtomicFile,
+    sep: u8,
+    line: Vec<u8>,
+}
+
+impl DelimitedWriter {
+    pub(super) fn create(path: &Path, schema: &Schema, sep: u8) -> Result<DelimitedWriter, DatasetError> {
+        let mut file = AtomicFile::create(path)?;
+        let mut header: Vec<String> = schema.features.clone();
+        header.extend(["result", "game", "ply"].map(String::from));
+        header.extend(schema.tags.iter().cloned());
+        if schema.fen {
+            header.push("fen".into());
+        }
+        let mut line = Vec::new();
+        for (i, name) in header.iter().enumerate() {
+            if i > 0 {
+                line.push(sep);
+            }
+            push_text(&mut line, name, sep, false);
+        }
+        line.push(b'\n');
+        file.write_all(&line).map_err(|e| OutputError::new(path, e))?;
+        Ok(DelimitedWriter { file, sep, line })
+    }
+}
+
+/// Appends a text field, quoted as the format needs.
+fn push_text(out: &mut Vec<u8>, text: &str, sep: u8, always_quote: bool) {
+    let needs_quotes = always_quote || text.bytes().any(|b| b == sep || b == b'"' || b == b'\n' || b == b'\r');
+    if !needs_quotes {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    out.push(b'"');
+    for b in text.bytes() {
+        match b {
+            // RFC 4180 doubles quotes; R's white-space separated reader wants a backslash.
+            b'"' if sep == b',' => out.extend_from_slice(b"\"\""),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' if sep != b',' => out.extend_from_slice(b"\\\\"),
+            b'\n' | b'\r' | b'\t' if sep != b',' => out.push(b' '),
+            _ => out.push(b),
+        }
+    }
+    out.push(b'"');
+}
+
+impl RowWriter for DelimitedWriter {
+    fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
+        let sep = self.sep;
+        let quote_text = sep != b',';
+        let mut itoa = itoa::Buffer::new();
+        for i in 0..batch.len() {
+            let line = &mut self.line;
+            line.clear();
+            for &x in batch.row(i) {
+                line.extend_from_slice(itoa.format(x).as_bytes());
+                line.push(sep);
+            }
+            line.extend_from_slice(batch.results[i].score_str().as_bytes());
+            line.push(sep);
+            line.extend_from_slice(itoa.format(batch.games[i]).as_bytes());
+            line.push(sep);
+            line.extend_from_slice(itoa.format(batch.plies[i]).as_bytes());
+            for column in &batch.tags {
+                line.push(sep);
+                push_text(line, &column[i], sep, quote_text);
+            }
+            if let Some(fen) = batch.fens.get(i) {
+                line.push(sep);
+                push_text(line, fen, sep, quote_text);
+            }
+            line.push(b'\n');
+            self.file.write_all(line).map_err(|e| OutputError::new(self.file.target(), e))?;
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), DatasetError> {
+        Ok(self.file.commit()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        let mut out = vec![];
+        push_text(&mut out, "Carlsen, Magnus", b',', false);
+        out.push(b'|');
+        push_text(&mut out, "say \"hi\"", b',', false);
+        out.push(b'|');
+        push_text(&mut out, "O'Kelly", b'\t', true);
+        out.push(b'|');
+        push_text(&mut out, "plain", b',', false);
+        assert_eq!(String::from_utf8(out).unwrap(), "\"Carlsen, Magnus\"|\"say \"\"hi\"\"\"|\"O'Kelly\"|plain");
+    }
+}

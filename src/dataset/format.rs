@@ -1,0 +1,69 @@
+//! Output formats and the writer interface.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use super::{DatasetError, RowBatch, Schema};
+
+/// A dataset file format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// pgnlearn's text matrix: `%2d` per feature, then the result as 0/1/2.
+    Mat,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// Tab-separated values with a header line (R: `read.table(header=TRUE)`).
+    Tsv,
+    /// Apache Parquet, typed columns.
+    Parquet,
+    /// Octave's text format: `load` gives matrices `X` and `y`.
+    Octave,
+}
+
+impl Format {
+    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`, `.parquet`).
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "mat" => Some(Format::Mat),
+            "csv" => Some(Format::Csv),
+            "tsv" | "tab" => Some(Format::Tsv),
+            "parquet" | "pq" => Some(Format::Parquet),
+            _ => None,
+        }
+    }
+
+    /// The format for `path`: `explicit` if given, else from the extension.
+    pub fn resolve(path: &Path, explicit: Option<Format>) -> Result<Format, DatasetError> {
+        explicit.or_else(|| Format::from_path(path)).ok_or_else(|| DatasetError::UnknownFormat { path: path.display().to_string() })
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        <Format as clap::ValueEnum>::from_str(s, true)
+    }
+}
+
+/// Something rows are written to, batch by batch, in order.
+pub trait RowWriter: Send {
+    /// Appends the rows of `batch`.
+    fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError>;
+
+    /// Completes the file and gives it its final name.
+    fn finish(self: Box<Self>) -> Result<(), DatasetError>;
+}
+
+/// Opens a writer for `path` in `format`. The file appears under its name
+/// only when [`RowWriter::finish`] succeeds.
+pub fn create_writer(path: &Path, format: Format, schema: &Schema) -> Result<Box<dyn RowWriter>, DatasetError> {
+    Ok(match format {
+        Format::Mat => Box::new(super::mat::MatWriter::create(path, schema)?),
+        Format::Csv => Box::new(super::delimited::DelimitedWriter::create(path, schema, b',')?),
+        Format::Tsv => Box::new(super::delimited::DelimitedWriter::create(path, schema, b'\t')?),
+        Format::Parquet => Box::new(super::parquet::ParquetRowWriter::create(path, schema)?),
+        Format::Octave => Box::new(super::octave::OctaveWriter::create(path, schema)?),
+    })
+}

@@ -1,0 +1,56 @@
+//! Rows of (features, result): the data between extraction and fitting.
+//!
+//! Extraction produces [`RowBatch`]es in input order; writers in the format
+//! modules turn them into files, and [`load`] reads those files back for
+//! fitting.
+
+mod batch;
+mod delimited;
+pub mod format;
+mod mat;
+mod octave;
+mod parquet;
+pub mod score_table;
+
+pub use batch::{GameResult, RowBatch, Schema};
+pub use format::{Format, RowWriter, create_writer};
+
+/// Errors while writing or reading a dataset.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// The output could not be written.
+    #[error(transparent)]
+    Output(#[from] crate::atomic::OutputError),
+    /// An I/O error on a named file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The output format could not be determined from the file name.
+    #[error("{path}: unknown output format (use .mat, .csv, .tsv, .parquet, or --format octave)")]
+    UnknownFormat {
+        /// The path as given.
+        path: String,
+    },
+    /// A dataset file that does not have the expected shape or content.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong, with line or row number when known.
+        message: String,
+    },
+    /// An error from polars (Parquet).
+    #[error("{path}: {source}")]
+    Polars {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: polars::error::PolarsError,
+    },
+}
