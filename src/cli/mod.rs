@@ -1,0 +1,58 @@
+//! Command-line definitions (clap, derive API) and the commands behind them.
+//!
+//! Arguments are parsed into plain values here, validated into library
+//! configurations, and handed to the library. Errors come back typed and
+//! are printed once, as one line, with exit code 2.
+
+mod extract;
+pub mod progress;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use extract::{ExtractArgs, ReadArgs};
+
+/// Learn chess evaluation weights from game collections and prove them over the board.
+#[derive(Debug, Parser)]
+#[command(name = "pgntune", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay PGN games and write quiet positions as feature rows (.mat, .csv, .tsv, .parquet, Octave).
+    Extract(ExtractArgs),
+}
+
+/// Runs the parsed command line and maps the outcome to an exit code:
+/// 0 on success, 2 on any error (bad input, unreadable or unwritable files).
+pub fn run(cli: Cli) -> ExitCode {
+    let outcome = match cli.command {
+        Command::Extract(args) => extract::run(args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            let mut message = err.to_string();
+            // Add causes that the top-level message does not already include.
+            for cause in err.chain().skip(1) {
+                let text = cause.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+            }
+            let _ = writeln!(io::stderr(), "pgntune: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}

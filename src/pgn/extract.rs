@@ -1,0 +1,545 @@
+//! The extraction pipeline: PGN inputs → [`RowBatch`]es, in input order.
+//!
+//! One reader thread decompresses and parses (pgn-reader never checks
+//! legality), handing batches of [`GameRecord`]s to a rayon pool that
+//! replays them with shakmaty and computes feature rows. The caller's sink
+//! receives the batches in input order, so the output is the same bytes
+//! whatever the thread count. With one thread everything runs inline.
+//! In-flight batches are limited, so memory stays bounded for any input.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use shakmaty::{EnPassantMode, fen::Fen};
+
+use super::filter::{FilterConfig, QuietFilter};
+use super::input::{self, ByteCounters, InputSource, OpenError};
+use super::record::{GameRecord, Joiner, RecordVisitor};
+use super::replay::{self, StartError};
+use crate::dataset::{DatasetError, GameResult, RowBatch, Schema};
+use crate::features::FeatureLayout;
+
+/// Games handed to a worker at a time.
+const GAMES_PER_BATCH: usize = 256;
+/// Problems kept in full for the report; the rest are only counted.
+pub const PROBLEMS_KEPT: usize = 10;
+/// Tag lines up to this length are always read whole. pgn-reader keeps this
+/// many bytes buffered ahead before every tag, moving its buffer to do so:
+/// 64 KiB made extraction spend a quarter of its time in memmove, while
+/// 4 KiB costs nothing measurable and is far beyond real tag lines.
+const TAG_LINE_BYTES: usize = 4096;
+
+/// What to do with games whose `[Result]` is `*` or missing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum UnknownResult {
+    /// Skip them (counted).
+    #[default]
+    Skip,
+    /// Keep them as draws, as the original pgnlearn program did.
+    Draw,
+}
+
+/// What to do with a game that has an illegal, ambiguous or null move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum BadGames {
+    /// Keep the positions before the bad move.
+    #[default]
+    Cut,
+    /// Drop the whole game.
+    Skip,
+}
+
+/// Everything that decides which rows come out.
+#[derive(Clone, Debug)]
+pub struct ExtractConfig {
+    /// The features of each row.
+    pub layout: FeatureLayout,
+    /// Which positions become rows.
+    pub filter: FilterConfig,
+    /// Games without a known result.
+    pub unknown_result: UnknownResult,
+    /// Games with a bad move.
+    pub bad_games: BadGames,
+    /// PGN tags to copy into every row.
+    pub tags: Vec<String>,
+    /// Whether every row carries its FEN.
+    pub fen: bool,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        ExtractConfig {
+            layout: FeatureLayout::default(),
+            filter: FilterConfig::default(),
+            unknown_result: UnknownResult::Skip,
+            bad_games: BadGames::Cut,
+            tags: Vec::new(),
+            fen: false,
+            threads: 0,
+        }
+    }
+}
+
+impl ExtractConfig {
+    /// The columns of the rows this configuration produces.
+    pub fn schema(&self) -> Schema {
+        Schema { features: self.layout.columns(), tags: self.tags.clone(), fen: self.fen }
+    }
+}
+
+/// A game that could not be (fully) used, for the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The input it came from.
+    pub file: String,
+    /// 1-based game number within that input.
+    pub game: u64,
+    /// 1-based ply of the problem, when it is a move.
+    pub ply: Option<u32>,
+    /// What went wrong, with the offending text.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: game {}", self.file, self.game)?;
+        if let Some(ply) = self.ply {
+            write!(f, ", ply {ply}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Counts of what happened to the games.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExtractStats {
+    /// Games found in the inputs.
+    pub games_read: u64,
+    /// Games that contributed positions (including games cut at a bad move).
+    pub games_used: u64,
+    /// Skipped: `[Result]` is `*`, missing or malformed.
+    pub skipped_unknown_result: u64,
+    /// Skipped: a variant pgntune does not replay.
+    pub skipped_variant: u64,
+    /// Skipped: a `[FEN]` that is not a legal position.
+    pub skipped_bad_fen: u64,
+    /// Skipped: a bad move, with `--bad-games skip`.
+    pub skipped_bad_moves: u64,
+    /// Skipped: text the PGN reader could not parse (unterminated tag or comment).
+    pub skipped_unreadable: u64,
+    /// Used, but cut short at an illegal, ambiguous or null move.
+    pub games_cut: u64,
+    /// Rows emitted.
+    pub rows: u64,
+    /// All problems found (bad moves, bad FENs, unreadable games).
+    pub problem_count: u64,
+    /// The first [`PROBLEMS_KEPT`] problems, in input order.
+    pub problems: Vec<Problem>,
+    /// Bytes read from the inputs as stored (compressed or not).
+    pub input_bytes: u64,
+    /// Bytes of PGN text after decompression.
+    pub text_bytes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl ExtractStats {
+    /// Games skipped for any reason.
+    pub fn games_skipped(&self) -> u64 {
+        self.skipped_unknown_result + self.skipped_variant + self.skipped_bad_fen + self.skipped_bad_moves + self.skipped_unreadable
+    }
+
+    fn merge(&mut self, other: &ExtractStats) {
+        self.games_read += other.games_read;
+        self.games_used += other.games_used;
+        self.skipped_unknown_result += other.skipped_unknown_result;
+        self.skipped_variant += other.skipped_variant;
+        self.skipped_bad_fen += other.skipped_bad_fen;
+        self.skipped_bad_moves += other.skipped_bad_moves;
+        self.skipped_unreadable += other.skipped_unreadable;
+        self.games_cut += other.games_cut;
+        self.rows += other.rows;
+        self.problem_count += other.problem_count;
+        for p in &other.problems {
+            if self.problems.len() < PROBLEMS_KEPT {
+                self.problems.push(p.clone());
+            }
+        }
+    }
+
+    /// The one-line summary printed at the end of a run.
+    pub fn summary_line(&self) -> String {
+        let mut skipped = Vec::new();
+        for (n, why) in [
+            (self.skipped_unknown_result, "unknown result"),
+            (self.skipped_variant, "variant"),
+            (self.skipped_bad_fen, "bad FEN"),
+            (self.skipped_bad_moves, "bad moves"),
+            (self.skipped_unreadable, "unreadable"),
+        ] {
+            if n > 0 {
+                skipped.push(format!("{n} {why}"));
+            }
+        }
+        let skipped = if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") };
+        let cut = if self.games_cut > 0 { format!(" ({} cut at a bad move)", self.games_cut) } else { String::new() };
+        let mb_per_s = if self.seconds > 0.0 { self.text_bytes as f64 / 1e6 / self.seconds } else { 0.0 };
+        format!(
+            "games read {}, used {}{cut}, skipped {skipped}; rows {}; {:.2} s, {:.1} MB/s",
+            self.games_read, self.games_used, self.rows, self.seconds, mb_per_s
+        )
+    }
+}
+
+/// Why extraction stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// An input could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// An input failed while being read (I/O error, corrupt compressed stream).
+    #[error("{path}: {source}")]
+    Read {
+        /// The input.
+        path: String,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// The rows could not be written.
+    #[error(transparent)]
+    Sink(#[from] DatasetError),
+    /// The worker threads could not be started.
+    #[error("cannot start worker threads: {0}")]
+    Threads(String),
+}
+
+/// Receives progress while extraction runs: input bytes read (as stored) and games read.
+pub trait Progress: Sync {
+    /// Called about once per batch.
+    fn update(&self, input_bytes: u64, games: u64);
+}
+
+/// A [`Progress`] that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn update(&self, _: u64, _: u64) {}
+}
+
+/// A batch of games on its way to a worker.
+struct GameBatch {
+    seq: u64,
+    games: Vec<GameRecord>,
+}
+
+/// What a worker made of a batch.
+struct BatchOutput {
+    seq: u64,
+    rows: RowBatch,
+    stats: ExtractStats,
+}
+
+/// Extracts rows from `inputs`, calling `sink` with each batch in input order.
+pub fn extract<S>(inputs: &[InputSource], config: &ExtractConfig, progress: &dyn Progress, mut sink: S) -> Result<ExtractStats, ExtractError>
+where
+    S: FnMut(&RowBatch) -> Result<(), DatasetError>,
+{
+    let started = Instant::now();
+    let counters = ByteCounters::default();
+    let names: Vec<String> = inputs.iter().map(|i| i.to_string()).collect();
+    let threads = if config.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { config.threads };
+    let mut stats = ExtractStats::default();
+    let mut deliver = |out: BatchOutput| -> Result<(), ExtractError> {
+        stats.merge(&out.stats);
+        if !out.rows.is_empty() {
+            sink(&out.rows)?;
+        }
+        Ok(())
+    };
+
+    if threads <= 1 {
+        // Inline: each game is replayed as soon as it is read, while its
+        // moves are still in cache; rows go out every GAMES_PER_BATCH games.
+        let mut replayer = Replayer::new(config, &names);
+        read_games(inputs, config, &counters, progress, |game| {
+            replayer.process(&game);
+            if replayer.games == GAMES_PER_BATCH {
+                deliver(replayer.take(0))?;
+            }
+            Ok(true)
+        })?;
+        deliver(replayer.take(0))?;
+    } else {
+        run_parallel(inputs, config, threads, &counters, progress, &names, &mut deliver)?;
+    }
+
+    stats.input_bytes = counters.raw.load(Ordering::Relaxed);
+    stats.text_bytes = counters.text.load(Ordering::Relaxed);
+    stats.seconds = started.elapsed().as_secs_f64();
+    Ok(stats)
+}
+
+/// The parallel pipeline. The reading loop runs on one of the pool's
+/// threads; when the queue of batches is full it replays batches itself
+/// instead of waiting, so `threads` threads do all the work and none of
+/// them sits idle or spins against the reader for a core.
+fn run_parallel(
+    inputs: &[InputSource],
+    config: &ExtractConfig,
+    threads: usize,
+    counters: &ByteCounters,
+    progress: &dyn Progress,
+    names: &[String],
+    deliver: &mut dyn FnMut(BatchOutput) -> Result<(), ExtractError>,
+) -> Result<(), ExtractError> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| ExtractError::Threads(e.to_string()))?;
+    enum Message {
+        Batch(BatchOutput),
+        Done(u64),
+        Failed(ExtractError),
+    }
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<Message>();
+    // Tickets bound the batches in flight (queued, being replayed, or waiting
+    // to be written in order), and with them the memory used.
+    let in_flight = 4 * threads;
+    let (ticket_tx, ticket_rx) = crossbeam_channel::bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = ticket_tx.send(());
+    }
+
+    std::thread::scope(|scope| {
+        let reader_tx = result_tx.clone();
+        scope.spawn(move || {
+            pool.scope_fifo(|batches_scope| {
+                let mut batches = 0u64;
+                let mut games = Vec::with_capacity(GAMES_PER_BATCH);
+                let mut send = |games: Vec<GameRecord>| -> bool {
+                    if !acquire_ticket(&ticket_rx) {
+                        return false; // the consumer has stopped
+                    }
+                    let batch = GameBatch { seq: batches, games };
+                    batches += 1;
+                    let tx = reader_tx.clone();
+                    batches_scope.spawn_fifo(move |_| {
+                        let _ = tx.send(Message::Batch(process_batch(batch, config, names)));
+                    });
+                    true
+                };
+                let mut outcome = read_games(inputs, config, counters, progress, |game| {
+                    games.push(game);
+                    Ok(games.len() < GAMES_PER_BATCH || send(std::mem::replace(&mut games, Vec::with_capacity(GAMES_PER_BATCH))))
+                });
+                if outcome.is_ok() && !games.is_empty() && !send(games) {
+                    outcome = Ok(());
+                }
+                let _ = reader_tx.send(match outcome {
+                    Ok(()) => Message::Done(batches),
+                    Err(e) => Message::Failed(e),
+                });
+            });
+        });
+        drop(result_tx);
+
+        let mut pending: BTreeMap<u64, BatchOutput> = BTreeMap::new();
+        let mut next = 0u64;
+        let mut total: Option<u64> = None;
+        while total != Some(next) {
+            match result_rx.recv() {
+                Ok(Message::Batch(out)) => {
+                    pending.insert(out.seq, out);
+                    while let Some(out) = pending.remove(&next) {
+                        deliver(out)?;
+                        next += 1;
+                        let _ = ticket_tx.send(());
+                    }
+                }
+                Ok(Message::Done(n)) => total = Some(n),
+                Ok(Message::Failed(e)) => return Err(e),
+                Err(_) => return Err(ExtractError::Threads("a worker thread stopped unexpectedly".into())),
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Takes a ticket for one more batch in flight. While none is free, the
+/// calling pool thread replays queued batches; it blocks only when there is
+/// nothing left to help with. False when the consumer has stopped.
+fn acquire_ticket(tickets: &crossbeam_channel::Receiver<()>) -> bool {
+    loop {
+        match tickets.try_recv() {
+            Ok(()) => return true,
+            Err(crossbeam_channel::TryRecvError::Disconnected) => return false,
+            Err(crossbeam_channel::TryRecvError::Empty) => {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    return tickets.recv().is_ok();
+                }
+            }
+        }
+    }
+}
+
+/// Reads every input in order, calling `emit` with each game.
+/// `emit` returns `Ok(false)` to stop early.
+fn read_games<E>(inputs: &[InputSource], config: &ExtractConfig, counters: &ByteCounters, progress: &dyn Progress, mut emit: E) -> Result<(), ExtractError>
+where
+    E: FnMut(GameRecord) -> Result<bool, ExtractError>,
+{
+    let mut index = 0u64;
+    let mut complete: Vec<GameRecord> = Vec::new();
+    for (input_no, source) in inputs.iter().enumerate() {
+        let stream = input::open(source, counters)?;
+        let mut reader = pgn_reader::Reader::build(stream.reader).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
+        let mut visitor = RecordVisitor::new(input_no, &config.tags);
+        let mut joiner = Joiner::default();
+        let mut more = true;
+        while more {
+            match reader.read_game(&mut visitor) {
+                Ok(None) => {
+                    joiner.finish(&mut complete);
+                    more = false;
+                }
+                Ok(Some(records)) => records.into_iter().for_each(|r| joiner.push(r, &mut complete)),
+                Err(error) if stream.stream_failed.load(Ordering::Relaxed) || error.kind() != io::ErrorKind::InvalidData => {
+                    return Err(ExtractError::Read { path: source.to_string(), source: error });
+                }
+                // pgn-reader lost its place (unterminated tag or comment); it
+                // recovers at the next line, and the game it was in is unreadable.
+                Err(parse_error) => {
+                    let lost = GameRecord { input: input_no, parse_error: Some(parse_error.to_string()), ..GameRecord::default() };
+                    joiner.push(lost, &mut complete);
+                }
+            }
+            for record in complete.drain(..) {
+                index += 1;
+                if index % GAMES_PER_BATCH as u64 == 0 {
+                    progress.update(counters.raw.load(Ordering::Relaxed), index);
+                }
+                if !emit(GameRecord { index: index - 1, ..record })? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    progress.update(counters.raw.load(Ordering::Relaxed), index);
+    Ok(())
+}
+
+/// Turns games into rows and counts what happened to them.
+struct Replayer<'a> {
+    config: &'a ExtractConfig,
+    names: &'a [String],
+    schema: Schema,
+    rows: RowBatch,
+    stats: ExtractStats,
+    games: usize,
+}
+
+impl<'a> Replayer<'a> {
+    fn new(config: &'a ExtractConfig, names: &'a [String]) -> Self {
+        let schema = config.schema();
+        Replayer {
+            config,
+            names,
+            rows: RowBatch::new(&schema),
+            schema,
+            stats: ExtractStats::default(),
+            games: 0,
+        }
+    }
+
+    fn process(&mut self, game: &GameRecord) {
+        process_game(game, self.config, &self.names[game.input], &mut self.rows, &mut self.stats);
+        self.games += 1;
+    }
+
+    /// The rows and counts so far, leaving the replayer empty.
+    fn take(&mut self, seq: u64) -> BatchOutput {
+        self.games = 0;
+        BatchOutput {
+            seq,
+            rows: std::mem::replace(&mut self.rows, RowBatch::new(&self.schema)),
+            stats: std::mem::take(&mut self.stats),
+        }
+    }
+}
+
+/// Replays a batch of games into rows. Pure: the same batch always gives the same output.
+fn process_batch(batch: GameBatch, config: &ExtractConfig, names: &[String]) -> BatchOutput {
+    let mut replayer = Replayer::new(config, names);
+    for game in &batch.games {
+        replayer.process(game);
+    }
+    replayer.take(batch.seq)
+}
+
+fn note_problem(stats: &mut ExtractStats, file: &str, game: &GameRecord, ply: Option<u32>, message: String) {
+    stats.problem_count += 1;
+    if stats.problems.len() < PROBLEMS_KEPT {
+        stats.problems.push(Problem { file: file.to_string(), game: game.number, ply, message });
+    }
+}
+
+fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mut RowBatch, stats: &mut ExtractStats) {
+    stats.games_read += 1;
+    if let Some(message) = &game.parse_error {
+        stats.skipped_unreadable += 1;
+        note_problem(stats, file, game, None, format!("unreadable PGN: {message}"));
+        return;
+    }
+    let start = match replay::start_position(game) {
+        Ok(pos) => pos,
+        Err(StartError::Variant(_)) => {
+            stats.skipped_variant += 1;
+            return;
+        }
+        Err(e @ StartError::Fen(_)) => {
+            stats.skipped_bad_fen += 1;
+            note_problem(stats, file, game, None, e.to_string());
+            return;
+        }
+    };
+    let result = match game.result.as_deref().and_then(GameResult::from_tag) {
+        Some(result) => result,
+        None if config.unknown_result == UnknownResult::Draw => GameResult::Draw,
+        None => {
+            stats.skipped_unknown_result += 1;
+            return;
+        }
+    };
+
+    let first_row = rows.len();
+    let kept_tags: Vec<String> = game.kept_tags.iter().map(|t| t.as_deref().map(super::decode_text).unwrap_or_default()).collect();
+    let mut filter = QuietFilter::new(&config.filter, &config.layout);
+    let mut pos = start;
+    let bad = replay::replay(&mut pos, &game.moves, config.filter.max_plies, |pos, m, ply| {
+        if let Some(x) = filter.after_move(pos, m, ply) {
+            rows.features.extend_from_slice(x);
+            rows.results.push(result);
+            rows.games.push(game.index);
+            rows.plies.push(ply);
+            for (column, value) in rows.tags.iter_mut().zip(&kept_tags) {
+                column.push(value.clone());
+            }
+            if config.fen {
+                rows.fens.push(Fen::from_position(pos, EnPassantMode::Legal).to_string());
+            }
+        }
+    });
+    if let Some(bad) = bad {
+        note_problem(stats, file, game, Some(bad.ply), format!("{} '{}'", bad.kind, bad.text));
+        if config.bad_games == BadGames::Skip {
+            rows.truncate(first_row);
+            stats.skipped_bad_moves += 1;
+            return;
+        }
+        stats.games_cut += 1;
+    }
+    stats.games_used += 1;
+    stats.rows += (rows.len() - first_row) as u64;
+}

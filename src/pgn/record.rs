@@ -1,0 +1,214 @@
+//! Reading games into [`GameRecord`]s: the tags that matter and the main
+//! line's moves, unvalidated. Legality is checked later, in worker threads,
+//! by [`crate::pgn::replay`].
+//!
+//! pgn-reader delimits games by blank lines and tag lines. Real files bend
+//! that in two ways, and pgntune follows the PGN standard instead:
+//!
+//! * the game termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`) ends a game,
+//!   so moves after it on the following lines (games without tags, one per
+//!   line) start a new game;
+//! * a blank line inside the movetext (after a leading comment, or between
+//!   moves) does not end a game that has not been terminated yet: the
+//!   tagless stretch that follows is joined to it ([`Joiner`]).
+
+use std::ops::ControlFlow;
+
+use pgn_reader::{RawTag, SanPlus, Visitor};
+
+/// One game as read from the PGN text, before replay.
+#[derive(Clone, Debug, Default)]
+pub struct GameRecord {
+    /// 0-based index over all games read, across all inputs.
+    pub index: u64,
+    /// Which input (0-based) the game came from.
+    pub input: usize,
+    /// 1-based number of the game within its input.
+    pub number: u64,
+    /// Value of `[Result]`, if present.
+    pub result: Option<Vec<u8>>,
+    /// Value of `[FEN]`, if present.
+    pub fen: Option<Vec<u8>>,
+    /// Value of `[Variant]`, if present.
+    pub variant: Option<Vec<u8>>,
+    /// Values of the tags the caller asked to keep, in the order asked.
+    pub kept_tags: Vec<Option<Vec<u8>>>,
+    /// The main line, as read.
+    pub moves: Vec<SanPlus>,
+    /// A parse error that ended this game early (from pgn-reader).
+    pub parse_error: Option<String>,
+    /// Whether the game had any tag.
+    pub has_tags: bool,
+    /// Whether the movetext ended with a termination marker.
+    pub terminated: bool,
+}
+
+impl GameRecord {
+    /// True when nothing at all was read: no tag, no move, no termination
+    /// marker. Stray bytes between games (such as a DOS end-of-file byte)
+    /// look like this to the PGN reader; they are not games.
+    pub fn is_blank(&self) -> bool {
+        !self.has_tags && !self.terminated && self.moves.is_empty() && self.parse_error.is_none()
+    }
+
+    fn new(input: usize, kept_tags: usize) -> GameRecord {
+        GameRecord { input, kept_tags: vec![None; kept_tags], moves: Vec::with_capacity(128), ..GameRecord::default() }
+    }
+}
+
+/// A [`Visitor`] that turns PGN text into [`GameRecord`]s: usually one per
+/// call of `read_game`, several when termination markers split the text.
+#[derive(Debug)]
+pub struct RecordVisitor {
+    kept_tags: Vec<Vec<u8>>,
+    input: usize,
+}
+
+/// The games of one `read_game` call, the last one still open.
+#[derive(Debug)]
+pub struct Movetext {
+    done: Vec<GameRecord>,
+    current: GameRecord,
+}
+
+impl RecordVisitor {
+    /// A visitor for input number `input`, keeping the named tags.
+    pub fn new(input: usize, kept_tags: &[String]) -> RecordVisitor {
+        RecordVisitor { kept_tags: kept_tags.iter().map(|t| t.as_bytes().to_vec()).collect(), input }
+    }
+}
+
+impl Visitor for RecordVisitor {
+    type Tags = GameRecord;
+    type Movetext = Movetext;
+    type Output = Vec<GameRecord>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(GameRecord::new(self.input, self.kept_tags.len()))
+    }
+
+    fn tag(&mut self, record: &mut GameRecord, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
+        record.has_tags = true;
+        let value = || value.decode().into_owned();
+        match name {
+            b"Result" => record.result = Some(value()),
+            b"FEN" => record.fen = Some(value()),
+            b"Variant" => record.variant = Some(value()),
+            _ => {}
+        }
+        for (slot, wanted) in record.kept_tags.iter_mut().zip(&self.kept_tags) {
+            if wanted.as_slice() == name {
+                *slot = Some(value());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, record: GameRecord) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(Movetext { done: Vec::new(), current: record })
+    }
+
+    fn san(&mut self, movetext: &mut Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if movetext.current.terminated {
+            // Moves after a termination marker belong to the next game.
+            let next = GameRecord::new(self.input, self.kept_tags.len());
+            movetext.done.push(std::mem::replace(&mut movetext.current, next));
+        }
+        movetext.current.moves.push(san_plus);
+        ControlFlow::Continue(())
+    }
+
+    fn outcome(&mut self, movetext: &mut Movetext, _outcome: pgn_reader::Outcome) -> ControlFlow<Self::Output> {
+        movetext.current.terminated = true;
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, movetext: Movetext) -> Self::Output {
+        let Movetext { mut done, current } = movetext;
+        done.push(current);
+        done.retain(|g| !g.is_blank());
+        done
+    }
+}
+
+/// Joins a game that a blank line cut before its termination marker with
+/// the tagless stretch that follows it, and numbers games within an input.
+#[derive(Debug, Default)]
+pub struct Joiner {
+    held: Option<GameRecord>,
+    numbered: u64,
+}
+
+impl Joiner {
+    /// Feeds the next record read; returns the games that are complete.
+    pub fn push(&mut self, record: GameRecord, out: &mut Vec<GameRecord>) {
+        match self.held.take() {
+            Some(mut held) if !record.has_tags && record.parse_error.is_none() => {
+                held.moves.extend_from_slice(&record.moves);
+                held.terminated = record.terminated;
+                self.hold_or_emit(held, out);
+            }
+            Some(held) => {
+                self.emit(held, out);
+                self.hold_or_emit(record, out);
+            }
+            None => self.hold_or_emit(record, out),
+        }
+    }
+
+    /// Flushes the held game at the end of an input.
+    pub fn finish(&mut self, out: &mut Vec<GameRecord>) {
+        if let Some(held) = self.held.take() {
+            self.emit(held, out);
+        }
+    }
+
+    fn hold_or_emit(&mut self, record: GameRecord, out: &mut Vec<GameRecord>) {
+        if record.has_tags && !record.terminated && record.parse_error.is_none() {
+            self.held = Some(record);
+        } else {
+            self.emit(record, out);
+        }
+    }
+
+    fn emit(&mut self, mut record: GameRecord, out: &mut Vec<GameRecord>) {
+        self.numbered += 1;
+        record.number = self.numbered;
+        out.push(record);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<(bool, usize, bool)> {
+        let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+        let mut visitor = RecordVisitor::new(0, &[]);
+        let mut joiner = Joiner::default();
+        let mut out = vec![];
+        while let Some(records) = reader.read_game(&mut visitor).unwrap() {
+            for r in records {
+                joiner.push(r, &mut out);
+            }
+        }
+        joiner.finish(&mut out);
+        out.iter().map(|g| (g.has_tags, g.moves.len(), g.terminated)).collect()
+    }
+
+    #[test]
+    fn termination_markers_split_tagless_games() {
+        assert_eq!(read("e4 e5 Nf3 *\nd4 d5 *\nc4 1-0\n"), [(false, 3, true), (false, 2, true), (false, 1, true)]);
+    }
+
+    #[test]
+    fn blank_line_inside_a_game_does_not_end_it() {
+        let text = "[Result \"1-0\"]\n\n{ intro }\n\n1. e4 e5\n\n2. Nf3 1-0\n\n[Result \"*\"]\n\n1. d4 *\n";
+        assert_eq!(read(text), [(true, 3, true), (true, 1, true)]);
+    }
+
+    #[test]
+    fn dos_eof_byte_is_not_a_game() {
+        assert_eq!(read("[Result \"1-0\"]\n\n1. e4 1-0\n\n\x1a"), [(true, 1, true)]);
+    }
+}
