@@ -1,0 +1,56 @@
+//! Helpers shared by the integration tests.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pgntune::dataset::RowBatch;
+use pgntune::pgn::extract::NoProgress;
+use pgntune::pgn::{ExtractConfig, ExtractStats, InputSource, extract};
+
+/// The shared game collections beside the repository (`../shared/data`).
+pub fn shared_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+}
+
+/// A file from `../shared/data`, or `None` (with a clear message) when the
+/// collections are absent. With `PGNTUNE_REQUIRE_DATA=1` (as CI sets it) a
+/// missing file fails the test instead of skipping it.
+pub fn shared(relative: &str) -> Option<PathBuf> {
+    let path = shared_dir().join(relative);
+    if path.exists() {
+        return Some(path);
+    }
+    if std::env::var_os("PGNTUNE_REQUIRE_DATA").is_some() {
+        panic!("required test data missing: {}", path.display());
+    }
+    eprintln!("SKIPPED: {} is absent (the shared game collections are not beside the repository)", path.display());
+    None
+}
+
+/// The `pgntune` binary under test.
+pub fn pgntune() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("pgntune").expect("binary built")
+}
+
+/// PGN text as an in-memory input.
+pub fn memory(name: &str, text: &str) -> InputSource {
+    InputSource::Memory { name: name.to_string(), data: Arc::from(text.as_bytes()) }
+}
+
+/// Extracts `inputs` with `config`, returning the stats and all rows.
+pub fn extract_all(inputs: &[InputSource], config: &ExtractConfig) -> (ExtractStats, RowBatch) {
+    let mut rows = RowBatch::new(&config.schema());
+    let stats = extract(inputs, config, &NoProgress, |batch| {
+        rows.append(batch);
+        Ok(())
+    })
+    .expect("extraction succeeds");
+    (stats, rows)
+}
+
+/// Extracts one file with the default configuration.
+pub fn extract_file(path: &Path) -> ExtractStats {
+    extract_all(&[InputSource::File(path.to_path_buf())], &ExtractConfig::default()).0
+}

@@ -1,0 +1,195 @@
+//! Real-world PGN edge cases (pgn-extract's and python-chess's own test
+//! inputs) and every file of the human and engine collections.
+
+use pgntune::pgn::{ExtractConfig, InputSource};
+
+use crate::common::*;
+
+/// (file, games read, used, skipped for unknown result, skipped as variant,
+/// cut at a bad move, rows). Checked by hand against the files: games read
+/// equals the number of `[Event`/`[Result` tags except in the tagless files
+/// (nested-comment: 1 game; test-fuzzydepth: 4 one-line games ended by `*`;
+/// test-nagcomments: 1; test-promotion-in: 8 FEN games without tags other
+/// than FEN/SetUp, so without a result; antichess-programfox: 2 variant
+/// games). Notable cases:
+/// * test-C, test-notags, barnes-horton and the other pgn-extract files built
+///   on the Barnes-Horton game: a blank line after the opening comment does
+///   not end the game (1 game, used);
+/// * nested-comment: `{ ... { ... } ... }` ends at the first `}`; no result tag;
+/// * test-allownullmoves, odds, anastasian-lewis: games cut at a null move `--`;
+/// * test-setup-in, test-promotion-in: `[FEN]` set-ups;
+/// * cutechess-fischerrandom: Chess960 with Chess960 castling, all 4 used;
+/// * utf8-bom: byte-order mark, two games with result `*`;
+/// * antichess, crazyhouse (zh): other variants, skipped;
+/// * uci-moves: moves in UCI notation, read in full (6 rows).
+const EDGE: &[(&str, u64, u64, u64, u64, u64, u64)] = &[
+    ("pgn-extract/barnes-horton.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/bots.pgn", 12, 12, 0, 0, 0, 41),
+    ("pgn-extract/fischer.pgn", 34, 34, 0, 0, 0, 151),
+    ("pgn-extract/fools-mate.pgn", 1, 1, 0, 0, 0, 1),
+    ("pgn-extract/najdorf.pgn", 8, 8, 0, 0, 0, 34),
+    ("pgn-extract/nested-comment.pgn", 1, 0, 1, 0, 0, 0),
+    ("pgn-extract/odds.pgn", 32, 32, 0, 0, 2, 130),
+    ("pgn-extract/petrosian.pgn", 35, 35, 0, 0, 0, 120),
+    ("pgn-extract/test-7.pgn", 1, 1, 0, 0, 0, 8),
+    ("pgn-extract/test-C.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-F-text.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-F.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-L1.pgn", 1, 1, 0, 0, 0, 1),
+    ("pgn-extract/test-L2.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-N.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-P.pgn", 11, 11, 0, 0, 0, 55),
+    ("pgn-extract/test-R.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-Ta.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-V.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-addhashcode.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-allownullmoves.pgn", 2, 1, 1, 0, 1, 0),
+    ("pgn-extract/test-checkmate.pgn", 2, 2, 0, 0, 0, 4),
+    ("pgn-extract/test-e.pgn", 6, 6, 0, 0, 0, 21),
+    ("pgn-extract/test-evaluation.pgn", 1, 1, 0, 0, 0, 1),
+    ("pgn-extract/test-f1.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-f2.pgn", 1, 1, 0, 0, 0, 1),
+    ("pgn-extract/test-fencomments.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-fifty.pgn", 2, 2, 0, 0, 0, 14),
+    ("pgn-extract/test-fixresulttags-in.pgn", 5, 5, 0, 0, 0, 21),
+    ("pgn-extract/test-fuzzydepth.pgn", 4, 0, 4, 0, 0, 0),
+    ("pgn-extract/test-hash.pgn", 35, 35, 0, 0, 0, 160),
+    ("pgn-extract/test-long-line.pgn", 1, 1, 0, 0, 0, 1),
+    ("pgn-extract/test-matchplylimit.pgn", 1, 1, 0, 0, 0, 6),
+    ("pgn-extract/test-nagcomments.pgn", 1, 0, 1, 0, 0, 0),
+    ("pgn-extract/test-nobadresults.pgn", 9, 6, 3, 0, 0, 0),
+    ("pgn-extract/test-nochecks.pgn", 2, 2, 0, 0, 0, 4),
+    ("pgn-extract/test-nomovenumbers.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-noresults.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-notags.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-plycount.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-plylimit.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-promotion-in.pgn", 8, 0, 8, 0, 0, 0),
+    ("pgn-extract/test-repetition.pgn", 12, 12, 0, 0, 0, 51),
+    ("pgn-extract/test-s.pgn", 3, 3, 0, 0, 0, 10),
+    ("pgn-extract/test-selectonly.pgn", 34, 34, 0, 0, 0, 151),
+    ("pgn-extract/test-setup-in.pgn", 2, 2, 0, 0, 0, 16),
+    ("pgn-extract/test-seventyfive.pgn", 5, 5, 0, 0, 0, 31),
+    ("pgn-extract/test-splitvariants.pgn", 1, 0, 1, 0, 0, 0),
+    ("pgn-extract/test-stalemate.pgn", 3, 3, 0, 0, 0, 10),
+    ("pgn-extract/test-startply.pgn", 10, 10, 0, 0, 0, 41),
+    ("pgn-extract/test-stopafter.pgn", 34, 34, 0, 0, 0, 151),
+    ("pgn-extract/test-t.pgn", 6, 6, 0, 0, 0, 32),
+    ("pgn-extract/test-ucE.pgn", 6, 6, 0, 0, 0, 21),
+    ("pgn-extract/test-ucS.pgn", 3, 3, 0, 0, 0, 10),
+    ("pgn-extract/test-ucW.pgn", 1, 1, 0, 0, 0, 3),
+    ("pgn-extract/test-w.pgn", 1, 1, 0, 0, 0, 3),
+    ("python-chess/anastasian-lewis.pgn", 1, 1, 0, 0, 1, 4),
+    ("python-chess/antichess-programfox.pgn", 2, 0, 0, 2, 0, 0),
+    ("python-chess/chessbase-empty-line.pgn", 1, 1, 0, 0, 0, 8),
+    ("python-chess/cutechess-fischerrandom.pgn", 4, 4, 0, 0, 0, 29),
+    ("python-chess/kasparov-deep-blue-1997.pgn", 6, 6, 0, 0, 0, 26),
+    ("python-chess/knightvuillaume-jannlee-zh-lichess.pgn", 1, 0, 0, 1, 0, 0),
+    ("python-chess/molinari-bordais-1979.pgn", 1, 1, 0, 0, 0, 1),
+    ("python-chess/nepomniachtchi-liren-game1.pgn", 1, 1, 0, 0, 0, 5),
+    ("python-chess/saturs-jannlee-zh-lichess.pgn", 1, 0, 0, 1, 0, 0),
+    ("python-chess/stockfish-learning.pgn", 1, 1, 0, 0, 0, 6),
+    ("python-chess/uci-moves.pgn", 1, 1, 0, 0, 0, 6),
+    ("python-chess/utf8-bom.pgn", 2, 0, 2, 0, 0, 0),
+];
+
+#[test]
+fn edge_case_files_give_the_expected_counts() {
+    for &(file, read, used, unknown, variant, cut, rows) in EDGE {
+        let Some(path) = shared(&format!("edge/{file}")) else { return };
+        let s = extract_file(&path);
+        let got = (s.games_read, s.games_used, s.skipped_unknown_result, s.skipped_variant, s.games_cut, s.rows);
+        assert_eq!(got, (read, used, unknown, variant, cut, rows), "{file}");
+        assert_eq!(s.games_read, s.games_used + s.games_skipped(), "{file}: every game accounted for");
+    }
+}
+
+#[test]
+fn chess960_games_replay_in_full() {
+    let Some(path) = shared("edge/python-chess/cutechess-fischerrandom.pgn") else { return };
+    let s = extract_file(&path);
+    assert_eq!((s.games_used, s.games_cut, s.problem_count), (4, 0, 0));
+    let Some(path) = shared("engine/TCEC_Season_16_-_Frc_Sufi.pgn") else { return };
+    let s = extract_file(&path);
+    assert!(s.games_read > 0);
+    assert_eq!((s.games_cut, s.skipped_bad_fen, s.skipped_variant), (0, 0, 0), "{:?}", s.problems);
+}
+
+/// Counts `[Result "` tag lines, as a second way to count games.
+fn result_tags(path: &std::path::Path) -> u64 {
+    let bytes = std::fs::read(path).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines().filter(|l| l.trim_start_matches('\u{feff}').starts_with("[Result ")).count() as u64
+}
+
+#[test]
+fn every_human_and_engine_file_is_read_completely() {
+    for dir in ["human", "engine"] {
+        let Some(dir) = shared(dir) else { return };
+        let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        assert!(files.len() >= 4);
+        for path in files {
+            let config = ExtractConfig::default();
+            let (s, _) = extract_all(&[InputSource::File(path.clone())], &config);
+            assert_eq!(s.games_read, result_tags(&path), "{}", path.display());
+            assert_eq!(s.skipped_unreadable, 0, "{}", path.display());
+        }
+    }
+}
+
+/// The filter's fast check test must agree with shakmaty's `is_check` on
+/// every move of real games, Chess960 included.
+#[test]
+fn fast_check_test_agrees_with_is_check_on_real_games() {
+    use std::ops::ControlFlow;
+
+    use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+    use pgntune::pgn::replay::{in_check_after, resolve};
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Position};
+
+    struct Checker {
+        moves: u64,
+        checks: u64,
+    }
+    impl Visitor for Checker {
+        type Tags = Option<Chess>;
+        type Movetext = Option<Chess>;
+        type Output = ();
+        fn begin_tags(&mut self) -> ControlFlow<(), Option<Chess>> {
+            ControlFlow::Continue(None)
+        }
+        fn tag(&mut self, tags: &mut Option<Chess>, name: &[u8], value: RawTag<'_>) -> ControlFlow<()> {
+            if name == b"FEN" {
+                *tags = Fen::from_ascii(value.as_bytes()).ok().and_then(|f| f.into_position(CastlingMode::Chess960).ok());
+            }
+            ControlFlow::Continue(())
+        }
+        fn begin_movetext(&mut self, tags: Option<Chess>) -> ControlFlow<(), Option<Chess>> {
+            ControlFlow::Continue(Some(tags.unwrap_or_default()))
+        }
+        fn san(&mut self, pos: &mut Option<Chess>, san: SanPlus) -> ControlFlow<()> {
+            if let Some(p) = pos {
+                match resolve(p, san.san) {
+                    Ok(m) => {
+                        p.play_unchecked(m);
+                        assert_eq!(in_check_after(p, m), p.is_check(), "{m:?}");
+                        self.moves += 1;
+                        self.checks += u64::from(p.is_check());
+                    }
+                    Err(_) => *pos = None,
+                }
+            }
+            ControlFlow::Continue(())
+        }
+        fn end_game(&mut self, _: Option<Chess>) {}
+    }
+
+    let mut checker = Checker { moves: 0, checks: 0 };
+    for file in ["human/Kasparov.pgn", "human/Tal.pgn", "engine/TCEC_Season_16_-_Frc_Sufi.pgn", "edge/python-chess/cutechess-fischerrandom.pgn"] {
+        let Some(path) = shared(file) else { return };
+        Reader::new(std::fs::File::open(path).unwrap()).visit_all_games(&mut checker).unwrap();
+    }
+    assert!(checker.moves > 300_000 && checker.checks > 10_000, "{} moves, {} checks", checker.moves, checker.checks);
+}

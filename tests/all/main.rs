@@ -1,0 +1,8 @@
+//! pgntune's integration tests: one test binary, a module per topic, so the
+//! (large) library is linked once.
+
+mod common;
+mod extract_cli;
+mod extract_edge;
+mod extract_fuzz;
+mod extract_rows;
