@@ -47,3 +47,10 @@ report "pgntune extract -j 2 (.mat)" "$t2"
 awk -v a="$tb" -v b="$t1" -v c="$t2" 'BEGIN {
     printf "single-thread extract / bare loop: %.3f (target >= 0.90)\n", a/b
     printf "two threads / one thread:          %.3f (target >= 1.70)\n", b/c }'
+
+# Memory stays bounded: peak RSS for the input once and repeated 8 times
+# (through standard input, to Parquet and CSV at once).
+for n in 1 8; do
+    /usr/bin/time -f "input x$n ($((bytes * n / 1000000)) MB) to .parquet + .csv: %e s, peak RSS %M KB" \
+        bash -c "for i in \$(seq $n); do cat \"\$@\"; done | $bin extract -q - -o $out/big.parquet -o $out/big.csv" _ "${inputs[@]}"
+done
