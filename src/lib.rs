@@ -17,3 +17,4 @@ pub mod cli;
 pub mod dataset;
 pub mod features;
 pub mod pgn;
+pub mod weights;

@@ -1,0 +1,272 @@
+//! Weight files: what `fit --weights-out` writes and the engine reads.
+//!
+//! A weight file names its feature sets and gives one weight per feature
+//! column, plus a `scale`: the engine's evaluation in centipawns is
+//! `scale * Σ weight[c] * x[c]`. A fit writes its raw logistic θ with
+//! `scale = 100 / θ_P` (so a pawn is worth 100); presets give centipawns
+//! directly with `scale = 1`.
+//!
+//! ```toml
+//! # pgntune weights
+//! format = 1
+//! name = "OpenRating"
+//! features = ["material"]
+//! scale = 133.6349
+//!
+//! [weights]
+//! P = 0.7483075
+//! N = 2.1652058
+//! B = 2.5871044
+//! R = 3.5972722
+//! Q = 8.0732847
+//! ```
+//!
+//! JSON files with the same fields are read too.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::atomic::{AtomicFile, OutputError};
+use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
+
+/// The version of the weight-file format this build reads and writes.
+pub const FORMAT: u32 = 1;
+
+/// Feature weights with their scale.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Weights {
+    /// Always [`FORMAT`].
+    pub format: u32,
+    /// A name for reports (preset name, or where the weights came from).
+    #[serde(default)]
+    pub name: String,
+    /// Feature-set names, in order (see [`FeatureLayout::parse`]).
+    pub features: Vec<String>,
+    /// Centipawns per unit of `weight · x`.
+    pub scale: f64,
+    /// The fitted intercept, if the model had one (white's first-move edge,
+    /// in the same units as the weights). The engine does not use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intercept: Option<f64>,
+    /// Weight per feature column; columns not listed weigh 0.
+    pub weights: BTreeMap<String, f64>,
+}
+
+/// Why weights could not be read or used.
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsError {
+    /// Neither a preset name nor a readable file.
+    #[error("'{spec}' is neither a weights file nor a preset (presets: {presets})")]
+    NotFound {
+        /// What was asked for.
+        spec: String,
+        /// The preset names.
+        presets: String,
+    },
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML/JSON of the expected shape.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file names a feature set this build does not know.
+    #[error("{path}: {source}")]
+    Features {
+        /// The file.
+        path: String,
+        /// The unknown set.
+        #[source]
+        source: UnknownFeatureSet,
+    },
+    /// A weight for a column that none of the file's feature sets has.
+    #[error("{path}: weight for unknown feature column '{column}' (the sets {sets} have: {known})")]
+    UnknownColumn {
+        /// The file.
+        path: String,
+        /// The column.
+        column: String,
+        /// The file's feature sets.
+        sets: String,
+        /// Their columns.
+        known: String,
+    },
+    /// A weight or the scale is not a finite number.
+    #[error("{path}: '{what}' is not a finite number")]
+    NotFinite {
+        /// The file.
+        path: String,
+        /// Which value.
+        what: String,
+    },
+}
+
+/// The built-in presets: name, one-line description, P N B R Q in centipawns.
+pub const PRESETS: &[(&str, &str, [f64; 5])] = &[
+    ("classical", "the textbook 1-3-3-5-9 scale", [100.0, 300.0, 300.0, 500.0, 900.0]),
+    ("kaissa", "the Soviet program's book values: minor pieces 350, rook 500, queen 1000", [100.0, 350.0, 350.0, 500.0, 1000.0]),
+    ("pgnlearn2015", "the 2015 pgnlearn article's fitted values", [100.0, 288.0, 345.0, 480.0, 1077.0]),
+    ("flat", "every piece 100 (a deliberately bad baseline)", [100.0, 100.0, 100.0, 100.0, 100.0]),
+];
+
+impl Weights {
+    /// Weights in centipawns (`scale = 1`) for the material columns.
+    pub fn material(name: &str, cp: [f64; 5]) -> Weights {
+        let columns = FeatureSet::Material.columns();
+        Weights {
+            format: FORMAT,
+            name: name.to_string(),
+            features: vec![FeatureSet::Material.name().to_string()],
+            scale: 1.0,
+            intercept: None,
+            weights: columns.into_iter().zip(cp).collect(),
+        }
+    }
+
+    /// A built-in preset by name.
+    pub fn preset(name: &str) -> Option<Weights> {
+        PRESETS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)).map(|&(n, _, cp)| Weights::material(n, cp))
+    }
+
+    /// A preset name or the path of a weights file.
+    pub fn resolve(spec: &str) -> Result<Weights, WeightsError> {
+        if let Some(w) = Weights::preset(spec) {
+            return Ok(w);
+        }
+        let path = Path::new(spec);
+        if path.is_file() {
+            return Weights::load(path);
+        }
+        Err(WeightsError::NotFound {
+            spec: spec.to_string(),
+            presets: PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Reads a TOML or JSON weights file and checks it.
+    pub fn load(path: &Path) -> Result<Weights, WeightsError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| WeightsError::Io { path: name.clone(), source })?;
+        let parse_err = |message: String| WeightsError::Parse { path: name.clone(), message };
+        let mut weights: Weights = if text.trim_start().starts_with('{') {
+            serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?
+        } else {
+            toml::from_str(&text).map_err(|e| parse_err(e.to_string().trim().replace('\n', " ")))?
+        };
+        if weights.format != FORMAT {
+            return Err(parse_err(format!("format {} is not supported (this build reads format {FORMAT})", weights.format)));
+        }
+        if weights.name.is_empty() {
+            weights.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        }
+        weights.check(&name)?;
+        Ok(weights)
+    }
+
+    fn check(&self, path: &str) -> Result<(), WeightsError> {
+        let layout = self.layout().map_err(|source| WeightsError::Features { path: path.to_string(), source })?;
+        let known = layout.columns();
+        for column in self.weights.keys() {
+            if !known.contains(column) {
+                return Err(WeightsError::UnknownColumn {
+                    path: path.to_string(),
+                    column: column.clone(),
+                    sets: self.features.join(","),
+                    known: known.join(" "),
+                });
+            }
+        }
+        let not_finite = |what: &str| WeightsError::NotFinite { path: path.to_string(), what: what.to_string() };
+        if !self.scale.is_finite() {
+            return Err(not_finite("scale"));
+        }
+        for (column, value) in &self.weights {
+            if !value.is_finite() {
+                return Err(not_finite(column));
+            }
+        }
+        Ok(())
+    }
+
+    /// The feature layout the weights are for.
+    pub fn layout(&self) -> Result<FeatureLayout, UnknownFeatureSet> {
+        FeatureLayout::parse(&self.features.join(","))
+    }
+
+    /// The value of `column` in centipawns (`scale * weight`), 0 if absent.
+    pub fn centipawns(&self, column: &str) -> f64 {
+        self.scale * self.weights.get(column).copied().unwrap_or(0.0)
+    }
+
+    /// Centipawns per unit of each column of `layout`, in layout order.
+    pub fn centipawn_vector(&self, layout: &FeatureLayout) -> Vec<f64> {
+        layout.columns().iter().map(|c| self.centipawns(c)).collect()
+    }
+
+    /// The file's text: TOML, or JSON when `json` is set.
+    pub fn to_text(&self, json: bool) -> String {
+        if json {
+            serde_json::to_string_pretty(self).expect("weights serialise") + "\n"
+        } else {
+            format!("# pgntune weights: centipawns = scale * sum(weight * feature)\n{}", toml::to_string(self).expect("weights serialise"))
+        }
+    }
+
+    /// Writes the weights atomically; JSON for a `.json` path, else TOML.
+    pub fn save(&self, path: &Path) -> Result<(), OutputError> {
+        let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        AtomicFile::write_all(path, self.to_text(json).as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_centipawns() {
+        let w = Weights::preset("Kaissa").unwrap();
+        assert_eq!(w.centipawns("N"), 350.0);
+        assert_eq!(w.centipawns("Q"), 1000.0);
+        assert_eq!(w.centipawn_vector(&FeatureLayout::default()), [100.0, 350.0, 350.0, 500.0, 1000.0]);
+        assert!(Weights::preset("nonsense").is_none());
+    }
+
+    #[test]
+    fn toml_and_json_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Weights::material("fit", [0.75, 2.17, 2.59, 3.60, 8.07]);
+        w.scale = 100.0 / 0.75;
+        w.intercept = Some(0.1);
+        for name in ["w.toml", "w.json"] {
+            let path = dir.path().join(name);
+            w.save(&path).unwrap();
+            assert_eq!(Weights::load(&path).unwrap(), w, "{name}");
+        }
+        assert!((Weights::load(&dir.path().join("w.toml")).unwrap().centipawns("P") - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bad_files_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, "format = 1\nfeatures = [\"material\"]\nscale = 1.0\n[weights]\nK = 5.0\n").unwrap();
+        let err = Weights::load(&path).unwrap_err().to_string();
+        assert!(err.contains("unknown feature column 'K'"), "{err}");
+        std::fs::write(&path, "format = 1\nfeatures = [\"psqt\"]\nscale = 1.0\n[weights]\n").unwrap();
+        assert!(Weights::load(&path).unwrap_err().to_string().contains("unknown feature set 'psqt'"));
+        assert!(matches!(Weights::resolve("no-such-file.toml"), Err(WeightsError::NotFound { .. })));
+    }
+}
