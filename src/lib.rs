@@ -16,5 +16,6 @@ pub mod atomic;
 pub mod cli;
 pub mod dataset;
 pub mod features;
+pub mod fit;
 pub mod pgn;
 pub mod weights;

@@ -5,6 +5,7 @@
 //! are printed once, as one line, with exit code 2.
 
 mod extract;
+mod fit;
 pub mod progress;
 
 use std::io::{self, Write};
@@ -26,6 +27,10 @@ pub struct Cli {
 enum Command {
     /// Replay PGN games and write quiet positions as feature rows (.mat, .csv, .tsv, .parquet, Octave).
     Extract(ExtractArgs),
+    /// Fit piece values by regularised logistic regression on extracted rows, with standard errors and checks.
+    Fit(fit::FitCommand),
+    /// Extract and fit in one pass, in memory (with no input: the bundled self-play sample in data/).
+    Tune(fit::TuneCommand),
 }
 
 /// Runs the parsed command line and maps the outcome to an exit code:
@@ -33,6 +38,8 @@ enum Command {
 pub fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         Command::Extract(args) => extract::run(args),
+        Command::Fit(args) => fit::run_fit(args),
+        Command::Tune(args) => fit::run_tune(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

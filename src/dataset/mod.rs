@@ -5,6 +5,7 @@
 //! fitting.
 
 mod batch;
+pub mod load;
 mod delimited;
 pub mod format;
 mod mat;

@@ -144,6 +144,22 @@ impl FeatureLayout {
         Ok(FeatureLayout::new(&sets))
     }
 
+    /// The layout whose columns are exactly `columns` (a dataset's header),
+    /// if the columns are known feature sets one after another.
+    pub fn from_columns(columns: &[String]) -> Option<FeatureLayout> {
+        let mut sets = Vec::new();
+        let mut rest = columns;
+        while !rest.is_empty() {
+            let set = FeatureSet::ALL.iter().copied().find(|set| {
+                let names = set.columns();
+                rest.len() >= names.len() && rest[..names.len()] == names[..]
+            })?;
+            rest = &rest[set.len()..];
+            sets.push(set);
+        }
+        Some(FeatureLayout::new(&sets))
+    }
+
     /// The feature sets in this layout.
     pub fn sets(&self) -> impl Iterator<Item = FeatureSet> + '_ {
         self.sets.iter().map(|&(set, _)| set)

@@ -1,0 +1,228 @@
+//! `pgntune fit` and `pgntune tune`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use super::extract::{ReadArgs, check_inputs, report};
+use super::progress::ReadProgress;
+use crate::atomic::AtomicFile;
+use crate::dataset::load::load;
+use crate::features::FeatureLayout;
+use crate::fit::{DrawMode, FitConfig, FitReport, Loss, RowMerger, SolverKind, fit};
+use crate::pgn::{InputSource, extract};
+
+/// The sample `pgntune tune` fits when given no input (from pgntune's own self-play).
+pub const BUNDLED_SAMPLE: &str = "data/selfplay.pgn.zst";
+
+/// How to fit; shared by `fit` and `tune`.
+#[derive(Debug, Clone, Args)]
+pub struct FitArgs {
+    /// How draws count: exclude (decisive games only, the 2015 article), half (targets 0.5, Texel style), ordinal (win/draw/loss with a fitted draw band).
+    #[arg(long, value_enum, default_value_t = DrawMode::Half)]
+    pub draws: DrawMode,
+
+    /// Loss: ce (cross-entropy, maximum likelihood) or mse (squared error, for comparison with Texel-style tuners).
+    #[arg(long, value_enum, default_value_t = Loss::CrossEntropy)]
+    pub loss: Loss,
+
+    /// L2 penalty λ·Σθ² added to the mean loss (the article's value by default; never on the intercept).
+    #[arg(long, default_value_t = 1e-6, value_name = "λ")]
+    pub lambda: f64,
+
+    /// Fit an intercept (white's first-move edge). Without it, equal material means an even game.
+    #[arg(long)]
+    pub intercept: bool,
+
+    /// Optimiser: lbfgs and newton stop on --tol; gd is the article's fixed-step gradient descent from θ = 0.
+    #[arg(long, value_enum, default_value_t = SolverKind::Lbfgs)]
+    pub solver: SolverKind,
+
+    /// Gradient-norm tolerance for convergence.
+    #[arg(long, default_value_t = 1e-9)]
+    pub tol: f64,
+
+    /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000, newton 100, gd 10000].
+    #[arg(long, value_name = "N")]
+    pub iters: Option<u64>,
+
+    /// Step size of gd.
+    #[arg(long, default_value_t = 1.0, value_name = "α")]
+    pub alpha: f64,
+
+    /// Bootstrap: refit on N resamples of whole games and report 95% percentile intervals.
+    #[arg(long, value_name = "N")]
+    pub bootstrap: Option<usize>,
+
+    /// Hold out this fraction of games, fit on the rest, and report held-out log-loss and accuracy.
+    #[arg(long, value_name = "F")]
+    pub holdout: Option<f64>,
+
+    /// Seed for --bootstrap and --holdout.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the weights in the format the bundled engine reads (.toml, or .json).
+    #[arg(long, value_name = "FILE")]
+    pub weights_out: Option<PathBuf>,
+
+    /// Write a CSV row per iteration: iteration, normalised values, loss (like pgnlearn's iterations.txt).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+
+    /// With gd, print the trajectory every N iterations, as pgnlearn did [default: a tenth of the steps].
+    #[arg(long, value_name = "N")]
+    pub print_every: Option<u64>,
+}
+
+impl FitArgs {
+    fn config(&self) -> Result<FitConfig> {
+        if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
+            bail!("--lambda must be a non-negative number");
+        }
+        if !(self.tol > 0.0) {
+            bail!("--tol must be positive");
+        }
+        if let Some(f) = self.holdout
+            && !(f > 0.0 && f < 1.0)
+        {
+            bail!("--holdout must be a fraction between 0 and 1");
+        }
+        Ok(FitConfig {
+            draws: self.draws,
+            loss: self.loss,
+            lambda: self.lambda,
+            intercept: self.intercept,
+            solver: self.solver,
+            tol: self.tol,
+            max_iters: self.iters,
+            alpha: self.alpha,
+            // gd prints its trajectory, so it always records it.
+            trace: self.trace.is_some() || self.solver == SolverKind::Gd,
+            bootstrap: self.bootstrap.map(|n| (n, self.seed)),
+            holdout: self.holdout.map(|f| (f, self.seed)),
+        })
+    }
+
+    fn needs_games(&self) -> bool {
+        self.bootstrap.is_some() || self.holdout.is_some()
+    }
+
+    /// Prints the report and writes the requested files.
+    fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
+        if let Some(path) = &self.weights_out {
+            report.weights(features, name).save(path)?;
+        }
+        if let Some(path) = &self.trace {
+            AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
+        }
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+            return Ok(());
+        }
+        let mut text = String::new();
+        if self.solver == SolverKind::Gd {
+            let every = self.print_every.unwrap_or_else(|| (report.iterations / 10).max(1));
+            text.push_str(&report.trajectory(every));
+            text.push('\n');
+        }
+        text.push_str(&report.to_text());
+        if let Some(values) = &report.values {
+            let values: Vec<String> =
+                report.columns.iter().zip(values).map(|(c, v)| format!("{c} {}", crate::fit::report::format_g6(*v))).collect();
+            text.push_str(&format!("\nvalues: {}\n", values.join("  ")));
+        }
+        print!("{text}");
+        Ok(())
+    }
+}
+
+/// Arguments of `pgntune fit`.
+#[derive(Debug, Args)]
+pub struct FitCommand {
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet), or pgnlearn's own .mat files.
+    #[arg(required = true, value_name = "DATASET")]
+    pub datasets: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub fit: FitArgs,
+}
+
+pub(super) fn run_fit(args: FitCommand) -> Result<()> {
+    let config = args.fit.config()?;
+    for path in &args.datasets {
+        if path.is_dir() {
+            bail!("{}: is a directory, not a dataset", path.display());
+        }
+    }
+    let rows = load(&args.datasets, args.fit.needs_games())?;
+    let report = fit(&rows, &config)?;
+    let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let features = match FeatureLayout::from_columns(&rows.columns) {
+        Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
+        None if args.fit.weights_out.is_some() => {
+            bail!("--weights-out: the columns {} are not pgntune feature sets, so the engine could not use the weights", rows.columns.join(" "))
+        }
+        None => Vec::new(),
+    };
+    args.fit.finish(&report, &features, &name)
+}
+
+/// Arguments of `pgntune tune`.
+#[derive(Debug, Args)]
+pub struct TuneCommand {
+    /// PGN files (plain or compressed) or - for standard input [default: the bundled sample, data/selfplay.pgn.zst].
+    #[arg(value_name = "PGN")]
+    pub inputs: Vec<String>,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+
+    #[command(flatten)]
+    pub fit: FitArgs,
+}
+
+/// The bundled sample: in the current directory (a checkout), else beside the sources this binary was built from.
+fn bundled_sample() -> Result<String> {
+    let local = PathBuf::from(BUNDLED_SAMPLE);
+    if local.is_file() {
+        return Ok(BUNDLED_SAMPLE.to_string());
+    }
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(BUNDLED_SAMPLE);
+    if built.is_file() {
+        return Ok(built.display().to_string());
+    }
+    bail!("no input given, and the bundled sample {BUNDLED_SAMPLE} is not here (run from the repository root, or name PGN files)")
+}
+
+pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
+    let fit_config = args.fit.config()?;
+    let extract_config = args.read.config()?;
+    let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
+    let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
+    check_inputs(&sources)?;
+    let mut merger = RowMerger::new(extract_config.layout.columns(), args.fit.needs_games());
+    let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
+    let progress = ReadProgress::new(total, args.read.quiet);
+    let stats = extract(&sources, &extract_config, &progress, |batch| {
+        merger.add_batch(batch);
+        Ok(())
+    });
+    progress.finish();
+    let stats = stats?;
+    if !args.read.quiet {
+        report(&stats);
+    }
+    let mut rows = merger.finish();
+    // Games without quiet positions still count as games read and used.
+    rows.game_count = Some(stats.games_used);
+    let report = fit(&rows, &fit_config).context("fitting the extracted rows")?;
+    let features: Vec<String> = extract_config.layout.sets().map(|s| s.name().to_string()).collect();
+    let name = inputs[0].rsplit('/').next().unwrap_or("tune").split('.').next().unwrap_or("tune").to_string();
+    args.fit.finish(&report, &features, &name)
+}

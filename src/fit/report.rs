@@ -1,0 +1,293 @@
+//! Rendering a [`FitReport`]: the human table, the JSON object, the trace
+//! CSV and the weights file.
+
+use serde_json::{Map, Value, json};
+
+use super::{DrawMode, FitReport, Loss, SolverKind};
+use crate::weights::{FORMAT, Weights};
+
+/// Formats like C++ streams and `printf("%g")` with 6 significant digits,
+/// as the original pgnlearn program printed its iterations.
+pub fn format_g6(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    // Rounding can carry into the next power of ten (999999.5 → 1e+06).
+    let rounded: f64 = format!("{:.5e}", x).parse().unwrap_or(x);
+    let exponent = if rounded.abs() >= 10f64.powi(exponent + 1) { exponent + 1 } else { exponent };
+    if !(-5..6).contains(&exponent) {
+        let s = format!("{:.5e}", x);
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let mantissa = trim_zeros(mantissa);
+        let exp: i32 = exp.parse().unwrap_or(0);
+        return format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+    let decimals = (5 - exponent).max(0) as usize;
+    trim_zeros(&format!("{:.*}", decimals, x)).to_string()
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s }
+}
+
+fn draws_name(d: DrawMode) -> &'static str {
+    match d {
+        DrawMode::Exclude => "exclude",
+        DrawMode::Half => "half",
+        DrawMode::Ordinal => "ordinal",
+    }
+}
+
+fn solver_name(s: SolverKind) -> &'static str {
+    match s {
+        SolverKind::Lbfgs => "lbfgs",
+        SolverKind::Newton => "newton",
+        SolverKind::Gd => "gd",
+    }
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "n/a".into(), |v| format!("{v:.decimals$}"))
+}
+
+impl FitReport {
+    /// The trajectory lines the 2015 program printed: every `every`
+    /// iterations, `Iter k: [ θ… ] -> loss`.
+    pub fn trajectory(&self, every: u64) -> String {
+        let mut out = String::new();
+        for point in self.trace.iter().filter(|p| every > 0 && p.iteration % every == 0) {
+            let theta: Vec<String> = point.param.iter().map(|&t| format_g6(t)).collect();
+            out.push_str(&format!("Iter {}: [ {} ] -> {}\n", point.iteration, theta.join(" "), format_g6(point.cost)));
+        }
+        out
+    }
+
+    /// The human-readable report.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let games = self.games.map_or_else(String::new, |g| format!("{g} games, "));
+        let [black, draws, white] = self.results;
+        out.push_str(&format!(
+            "data:    {games}{} rows ({white} white wins, {draws} draws, {black} black wins), {} distinct\n",
+            self.rows, self.distinct_rows
+        ));
+        let model = match (self.draws, self.loss_kind) {
+            (DrawMode::Exclude, Loss::CrossEntropy) => "logistic, decisive games only",
+            (DrawMode::Half, Loss::CrossEntropy) => "logistic, draws as half points",
+            (DrawMode::Ordinal, _) => "ordered logistic (win/draw/loss) with a draw band",
+            (DrawMode::Exclude, Loss::Mse) => "logistic curve, squared error, decisive games only",
+            (DrawMode::Half, Loss::Mse) => "logistic curve, squared error, draws as half points",
+        };
+        out.push_str(&format!("model:   {model}; {} rows used; L2 λ = {:e}\n", self.rows_used, self.lambda));
+        out.push_str(&format!(
+            "solver:  {} {} after {} iterations ({}), gradient norm {:.2e}, {:.1} ms\n",
+            solver_name(self.solver),
+            if self.converged { "converged" } else { "did NOT converge" },
+            self.iterations,
+            self.stopped,
+            self.grad_norm,
+            self.seconds * 1e3
+        ));
+        out.push_str(&format!("loss:    {:.6}\n\n", self.loss));
+
+        let name_width = self.columns.iter().map(|c| c.chars().count()).max().unwrap_or(1).max(5);
+        out.push_str(&format!(
+            "{:<name_width$} {:>11} {:>10} {:>10} {:>20}\n",
+            "", "θ", "std.err", format!("value ({}=100)", super::REFERENCE).as_str(), "95% CI"
+        ));
+        if let Some((b0, se)) = self.intercept {
+            out.push_str(&format!("{:<name_width$} {:>11.6} {:>10} {:>10} {:>20}\n", "(intercept)", b0, opt(se, 6), "", ""));
+        }
+        for (j, column) in self.columns.iter().enumerate() {
+            let value = self.values.as_ref().map(|v| v[j]);
+            let ci = self.values_ci95.as_ref().and_then(|c| c[j]);
+            let ci = match ci {
+                Some((lo, hi)) if Some(j) != self.reference => format!("[{lo:.1}, {hi:.1}]"),
+                Some(_) => "(reference)".into(),
+                None => "n/a".into(),
+            };
+            out.push_str(&format!(
+                "{:<name_width$} {:>11.6} {:>10} {:>10} {:>20}\n",
+                column,
+                self.theta[j],
+                opt(self.stderr[j], 6),
+                opt(value, 1),
+                ci
+            ));
+        }
+        if let Some(band) = &self.draw_band {
+            out.push_str(&format!(
+                "\ndraw band: width 2c = {:.4} (std.err {}){}\n",
+                band.width,
+                opt(band.width_stderr, 4),
+                band.width_centipawns.map_or_else(String::new, |cp| format!(", {cp:.1} centipawns"))
+            ));
+        }
+        if let Some(phi) = self.dispersion {
+            out.push_str(&format!("\nquasi-binomial dispersion {phi:.4} (standard errors scaled by its square root)\n"));
+        }
+        if let Some(b) = &self.bootstrap {
+            out.push_str(&format!(
+                "\nbootstrap: {} of {} refits on resampled {} (seed {}), 95% percentile intervals:\n",
+                b.replicates,
+                b.requested,
+                if b.by_game { "games" } else { "rows" },
+                b.seed
+            ));
+            for (j, column) in self.columns.iter().enumerate() {
+                let values = b.values_ci95.as_ref().map_or_else(String::new, |v| format!("   value [{:.1}, {:.1}]", v[j].0, v[j].1));
+                out.push_str(&format!("  {:<name_width$} θ [{:.6}, {:.6}]{values}\n", column, b.theta_ci95[j].0, b.theta_ci95[j].1));
+            }
+        }
+        if let Some(h) = &self.holdout {
+            out.push_str(&format!(
+                "\nholdout: {:.0}% of {} held out (seed {}): {} / {} games\n",
+                h.fraction * 100.0,
+                if h.by_game { "games" } else { "rows" },
+                h.seed,
+                h.games.0,
+                h.games.1
+            ));
+            out.push_str(&format!("  {:<10} {:>10} {:>10} {:>10}\n", "", "rows", "log-loss", "accuracy"));
+            for (name, m) in [("training", h.train), ("held out", h.test)] {
+                out.push_str(&format!("  {:<10} {:>10.0} {:>10.6} {:>9.2}%\n", name, m.rows, m.log_loss, 100.0 * m.accuracy));
+            }
+        }
+        if !self.checks.is_empty() {
+            out.push_str("\nCapablanca rules (values in centipawns):\n");
+            for c in &self.checks {
+                let err = c.relative_error.map_or_else(String::new, |e| format!("  (relative error {:.1}%)", 100.0 * e));
+                out.push_str(&format!(
+                    "  {:<18} {:>8.1} vs {:>8.1}  {}{err}\n",
+                    c.rule,
+                    c.left,
+                    c.right,
+                    if c.holds { "yes" } else { "no" }
+                ));
+            }
+        }
+        for w in &self.warnings {
+            out.push_str(&format!("\nwarning: {w}\n"));
+        }
+        out
+    }
+
+    /// The JSON object (`--json`).
+    pub fn to_json(&self) -> Value {
+        let by_column = |values: &dyn Fn(usize) -> Value| -> Value {
+            Value::Object(self.columns.iter().enumerate().map(|(j, c)| (c.clone(), values(j))).collect::<Map<_, _>>())
+        };
+        let mut o = Map::new();
+        o.insert("games".into(), json!(self.games));
+        o.insert("rows".into(), json!(self.rows));
+        o.insert("rows_used".into(), json!(self.rows_used));
+        o.insert("distinct_rows".into(), json!(self.distinct_rows));
+        o.insert("results".into(), json!({"white_wins": self.results[2], "draws": self.results[1], "black_wins": self.results[0]}));
+        o.insert("draws".into(), json!(draws_name(self.draws)));
+        o.insert("loss_function".into(), json!(if self.loss_kind == Loss::Mse { "mse" } else { "cross-entropy" }));
+        o.insert("lambda".into(), json!(self.lambda));
+        o.insert("solver".into(), json!(solver_name(self.solver)));
+        o.insert("iterations".into(), json!(self.iterations));
+        o.insert("converged".into(), json!(self.converged));
+        o.insert("gradient_norm".into(), json!(self.grad_norm));
+        o.insert("loss".into(), json!(self.loss));
+        o.insert("theta".into(), by_column(&|j| json!(self.theta[j])));
+        o.insert("stderr".into(), by_column(&|j| json!(self.stderr[j])));
+        if let Some((b0, se)) = self.intercept {
+            o.insert("intercept".into(), json!({"value": b0, "stderr": se}));
+        }
+        o.insert("reference".into(), json!(self.reference.map(|r| &self.columns[r])));
+        if let Some(values) = &self.values {
+            o.insert("values".into(), by_column(&|j| json!(values[j])));
+        }
+        if let Some(ci) = &self.values_ci95 {
+            o.insert("values_ci95".into(), by_column(&|j| json!(ci[j].map(|(lo, hi)| [lo, hi]))));
+        }
+        if let Some(band) = &self.draw_band {
+            o.insert("draw_band".into(), json!(band));
+        }
+        if let Some(phi) = self.dispersion {
+            o.insert("dispersion".into(), json!(phi));
+        }
+        o.insert("separable".into(), json!(self.separable));
+        o.insert("checks".into(), json!(self.checks));
+        if let Some(b) = &self.bootstrap {
+            o.insert("bootstrap".into(), json!(b));
+        }
+        if let Some(h) = &self.holdout {
+            o.insert("holdout".into(), json!(h));
+        }
+        o.insert("warnings".into(), json!(self.warnings));
+        o.insert("seconds".into(), json!(self.seconds));
+        Value::Object(o)
+    }
+
+    /// The trace as CSV: `iteration`, the normalised values (the raw θ when
+    /// there is no reference column), `loss`.
+    pub fn trace_csv(&self) -> String {
+        let offset = usize::from(self.intercept.is_some());
+        let mut out = String::from("iteration");
+        for c in &self.columns {
+            out.push(',');
+            out.push_str(c);
+        }
+        out.push_str(",loss\n");
+        for p in &self.trace {
+            out.push_str(&p.iteration.to_string());
+            let theta = |j: usize| p.param[offset + j];
+            for j in 0..self.columns.len() {
+                let v = match self.reference {
+                    Some(r) if theta(r) != 0.0 => 100.0 * theta(j) / theta(r),
+                    Some(_) => 0.0,
+                    None => theta(j),
+                };
+                out.push_str(&format!(",{v}"));
+            }
+            out.push_str(&format!(",{}\n", p.cost));
+        }
+        out
+    }
+
+    /// The fitted weights in the engine's weight-file format: raw θ with the
+    /// scale that makes the reference piece 100 centipawns.
+    pub fn weights(&self, features: &[String], name: &str) -> Weights {
+        let scale = self.reference.map_or(100.0, |r| 100.0 / self.theta[r]);
+        Weights {
+            format: FORMAT,
+            name: name.to_string(),
+            features: features.to_vec(),
+            scale,
+            intercept: self.intercept.map(|(b, _)| b),
+            weights: self.columns.iter().cloned().zip(self.theta.iter().copied()).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_g6;
+
+    #[test]
+    fn g6_matches_printf() {
+        for (x, s) in [
+            (0.703733, "0.703733"),
+            (1.898494, "1.89849"),
+            (6.91480, "6.9148"),
+            (1076.5612, "1076.56"),
+            (479.6601, "479.66"),
+            (0.693147181, "0.693147"),
+            (100.0, "100"),
+            (0.0, "0"),
+            (1e-7, "1e-07"),
+            (1234567.0, "1.23457e+06"),
+            (999999.7, "1e+06"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(format_g6(x), s, "{x}");
+        }
+    }
+}
