@@ -48,9 +48,12 @@ impl AtomicFile {
             _ => PathBuf::from("."),
         };
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // Temporary files are created 0600; outputs get the usual 0666 minus
+        // the umask, like any file a program creates.
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".partial")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
             .tempfile_in(&dir)
             .map_err(|e| OutputError::new(target, e))?;
         Ok(AtomicFile { target: target.to_path_buf(), writer: BufWriter::with_capacity(1 << 16, temp) })

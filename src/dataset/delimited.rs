@@ -49,10 +49,10 @@ fn push_text(out: &mut Vec<u8>, text: &str, sep: u8, always_quote: bool) {
     out.push(b'"');
     for b in text.bytes() {
         match b {
-            // RFC 4180 doubles quotes; R's white-space separated reader wants a backslash.
+            // RFC 4180 doubles quotes; R's white-space separated reader takes
+            // a backslash before a quote (and reads other backslashes as they are).
             b'"' if sep == b',' => out.extend_from_slice(b"\"\""),
             b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' if sep != b',' => out.extend_from_slice(b"\\\\"),
             b'\n' | b'\r' | b'\t' if sep != b',' => out.push(b' '),
             _ => out.push(b),
         }
@@ -110,6 +110,8 @@ mod tests {
         push_text(&mut out, "O'Kelly", b'\t', true);
         out.push(b'|');
         push_text(&mut out, "plain", b',', false);
-        assert_eq!(String::from_utf8(out).unwrap(), "\"Carlsen, Magnus\"|\"say \"\"hi\"\"\"|\"O'Kelly\"|plain");
+        out.push(b'|');
+        push_text(&mut out, "back\\slash \"q\"", b'\t', true);
+        assert_eq!(String::from_utf8(out).unwrap(), "\"Carlsen, Magnus\"|\"say \"\"hi\"\"\"|\"O'Kelly\"|plain|\"back\\slash \\\"q\\\"\"");
     }
 }

@@ -75,10 +75,11 @@ impl OctaveWriter {
             writeln!(out, "\n")?;
         }
         // Column names as a char matrix, padded to equal width as Octave stores them.
+        // Octave counts bytes; pad with spaces to the longest name in bytes.
         let width = self.features.iter().map(String::len).max().unwrap_or(0);
         writeln!(out, "# name: features\n# type: string\n# elements: {}", self.features.len())?;
         for name in &self.features {
-            writeln!(out, "# length: {width}\n{name:<width$}")?;
+            writeln!(out, "# length: {width}\n{name}{}", " ".repeat(width - name.len()))?;
         }
         writeln!(out, "\n")?;
         Ok(self.file)
