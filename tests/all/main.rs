@@ -6,3 +6,4 @@ mod extract_cli;
 mod extract_edge;
 mod extract_fuzz;
 mod extract_rows;
+mod fit;
