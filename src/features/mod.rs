@@ -24,28 +24,34 @@
 //! ```
 
 pub mod material;
+pub mod pst;
 
 use std::fmt;
 
 use shakmaty::Chess;
 
 pub use material::Material;
+pub use pst::Pst;
 
 /// One named block of features.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FeatureSet {
     /// Piece-count differences P, N, B, R, Q (white minus black).
     Material,
+    /// Tapered piece-square tables: per piece a middlegame and an endgame
+    /// column, weighted by the game phase (see [`pst`]).
+    Pst,
 }
 
 impl FeatureSet {
     /// Every feature set the library knows, in the order `--help` lists them.
-    pub const ALL: &'static [FeatureSet] = &[FeatureSet::Material];
+    pub const ALL: &'static [FeatureSet] = &[FeatureSet::Material, FeatureSet::Pst];
 
     /// The name used on the command line and in weight files.
     pub fn name(self) -> &'static str {
         match self {
             FeatureSet::Material => "material",
+            FeatureSet::Pst => "pst",
         }
     }
 
@@ -53,6 +59,7 @@ impl FeatureSet {
     pub fn columns(self) -> Vec<String> {
         match self {
             FeatureSet::Material => Material::COLUMNS.iter().map(|c| c.to_string()).collect(),
+            FeatureSet::Pst => Pst::columns(),
         }
     }
 
@@ -60,7 +67,14 @@ impl FeatureSet {
     pub fn len(self) -> usize {
         match self {
             FeatureSet::Material => Material::COLUMNS.len(),
+            FeatureSet::Pst => Pst::LEN,
         }
+    }
+
+    /// True for a set without features (none so far; for clippy's
+    /// `len_without_is_empty`).
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
     }
 
     /// True when the set's values depend only on how many pieces of each
@@ -69,14 +83,18 @@ impl FeatureSet {
     pub fn depends_only_on_material(self) -> bool {
         match self {
             FeatureSet::Material => true,
+            FeatureSet::Pst => false,
         }
     }
 
     /// Calls `emit(column, value)` for every non-zero feature of `pos`.
+    /// A column may be reported more than once (`pst` reports a white and a
+    /// black piece on mirrored squares separately): the values add up.
     #[inline]
     pub fn visit<F: FnMut(usize, i32)>(self, pos: &Chess, emit: F) {
         match self {
             FeatureSet::Material => Material::visit(pos, emit),
+            FeatureSet::Pst => Pst::visit(pos, emit),
         }
     }
 }
@@ -249,5 +267,23 @@ mod tests {
         let l = FeatureLayout::parse("material, material").unwrap();
         assert_eq!(l.len(), 5);
         assert_eq!(l.spec(), "material");
+    }
+
+    #[test]
+    fn pst_follows_material_in_a_combined_layout() {
+        let layout = FeatureLayout::parse("material,pst").unwrap();
+        assert_eq!(layout.len(), 5 + 768);
+        assert!(!layout.depends_only_on_material());
+        let columns = layout.columns();
+        assert_eq!(columns[5], "mg_P_a1");
+        assert_eq!(columns[5 + 768 - 1], "eg_K_h8");
+        assert_eq!(FeatureLayout::from_columns(&columns), Some(layout.clone()));
+        // A white knight on e4 against a bare king: phase 1.
+        let p = pos("4k3/8/8/8/4N3/8/8/4K3 w - - 0 1");
+        let mut x = vec![0; layout.len()];
+        layout.write(&p, &mut x);
+        assert_eq!(x[1], 1);
+        assert_eq!(x[5 + columns[5..].iter().position(|c| c == "mg_N_e4").unwrap()], 1);
+        assert_eq!(x[5 + columns[5..].iter().position(|c| c == "eg_N_e4").unwrap()], 23);
     }
 }

@@ -1,0 +1,343 @@
+//! The engine's evaluation: `scale × Σ weight · x` over the weights' feature
+//! layout, computed by [`FeatureLayout::dot`] — the very feature code that
+//! extraction uses, so the engine plays exactly the model that was fitted.
+//!
+//! Weights are converted once to integers in [`UNITS_PER_CP`] fixed point
+//! (centipawns per unit of feature × 96, rounded) so that an evaluation is
+//! one integer dot product and one rounding division. 96 = 24 × 4: the PST
+//! preset's weights are whole centipawns over 24 (see
+//! [`super::pst_preset()`]), which stay exact; fitted weights keep a resolution
+//! of 1/96 cp per unit of feature.
+//!
+//! When a weights file has no `pst` columns, the built-in PST preset is
+//! appended, so that material-only weights still give the search a sense of
+//! where pieces belong.
+
+use std::fmt;
+
+use shakmaty::{Chess, Color, Position, Role};
+
+use super::pst_preset::pst_preset;
+use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
+use crate::weights::Weights;
+
+/// Fixed-point units per centipawn in the integer weights.
+pub const UNITS_PER_CP: i32 = 96;
+
+/// Evaluations are clamped to ±this many centipawns, well inside the mate
+/// score range of the search.
+pub const EVAL_LIMIT: i32 = 20_000;
+
+/// Integer weights are clamped to ±this many units (about ±10,900 cp per
+/// unit of feature), so that no dot product over a legal position (at most
+/// 32 pieces, feature values at most 24) can overflow an `i32`.
+const MAX_WEIGHT_UNITS: f64 = (1 << 20) as f64;
+
+/// Piece values used when the weights have no material columns.
+const CLASSICAL_PIECE_VALUES: [i32; 5] = [100, 300, 300, 500, 900];
+
+/// Why an evaluator could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluatorError {
+    /// The weights name a feature set this build does not know.
+    #[error("weights '{name}': {source}")]
+    Features {
+        /// The weights' name.
+        name: String,
+        /// The unknown set.
+        #[source]
+        source: UnknownFeatureSet,
+    },
+    /// The scale or a weight is NaN or infinite.
+    #[error("weights '{name}': '{what}' is not a finite number")]
+    NotFinite {
+        /// The weights' name.
+        name: String,
+        /// The column, or `scale`.
+        what: String,
+    },
+}
+
+/// Evaluates positions with fixed weights.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    name: String,
+    layout: FeatureLayout,
+    /// Fixed-point weight per column of `layout`, [`UNITS_PER_CP`] per cp.
+    weights: Vec<i32>,
+    /// Centipawn value per role (index `role as usize - 1`, king 0), for
+    /// move ordering and pruning margins.
+    piece_values: [i32; 6],
+}
+
+/// One non-zero feature of an explained evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    /// The column name, such as `N` or `mg_N_e4`.
+    pub column: String,
+    /// The feature value (white minus black).
+    pub value: i32,
+    /// Its contribution in centipawns from white's point of view.
+    pub centipawns: f64,
+}
+
+/// An evaluation broken down by feature, for `pgntune eval`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// The non-zero features in column order.
+    pub terms: Vec<Term>,
+    /// The evaluation in centipawns from white's point of view, as the
+    /// engine uses it (rounded and clamped).
+    pub white: i32,
+    /// The same from the side to move's point of view.
+    pub side_to_move: i32,
+}
+
+impl Evaluator {
+    /// An evaluator for `weights`, with the PST preset appended when the
+    /// weights have no `pst` set.
+    pub fn new(weights: &Weights) -> Result<Evaluator, EvaluatorError> {
+        let name = weights.name.clone();
+        let features = |source| EvaluatorError::Features { name: name.clone(), source };
+        let mut layout = weights.layout().map_err(features)?;
+        let not_finite = |what: &str| EvaluatorError::NotFinite { name: name.clone(), what: what.to_string() };
+        if !weights.scale.is_finite() {
+            return Err(not_finite("scale"));
+        }
+        if let Some((column, _)) = weights.weights.iter().find(|(_, w)| !w.is_finite()) {
+            return Err(not_finite(column));
+        }
+
+        let own_columns = layout.columns();
+        let preset = pst_preset();
+        let with_preset = !layout.sets().any(|s| s == FeatureSet::Pst);
+        if with_preset {
+            let sets: Vec<FeatureSet> = layout.sets().chain([FeatureSet::Pst]).collect();
+            layout = FeatureLayout::new(&sets);
+        }
+        let to_units = |cp: f64| (cp * f64::from(UNITS_PER_CP)).round().clamp(-MAX_WEIGHT_UNITS, MAX_WEIGHT_UNITS) as i32;
+        let weights_units: Vec<i32> = layout
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(i, column)| {
+                let cp = if i < own_columns.len() { weights.centipawns(column) } else { preset.centipawns(column) };
+                to_units(cp)
+            })
+            .collect();
+
+        let mut piece_values = [0; 6];
+        let has_material = layout.sets().any(|s| s == FeatureSet::Material);
+        for (i, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
+            let cp = if has_material { weights.centipawns(column).round() as i32 } else { CLASSICAL_PIECE_VALUES[i] };
+            piece_values[i] = cp.clamp(0, EVAL_LIMIT / 4);
+        }
+
+        let name = if with_preset { format!("{name}+{}", preset.name) } else { name };
+        Ok(Evaluator { name, layout, weights: weights_units, piece_values })
+    }
+
+    /// The weights' name, with `+pst` when the PST preset was appended.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The feature layout evaluated (the weights' sets, plus `pst`).
+    pub fn layout(&self) -> &FeatureLayout {
+        &self.layout
+    }
+
+    /// The approximate centipawn value of a piece of `role` (the material
+    /// weight, or the classical value without material columns; 0 for the
+    /// king), for move ordering and pruning margins.
+    #[inline]
+    pub fn piece_value(&self, role: Role) -> i32 {
+        self.piece_values[role as usize - 1]
+    }
+
+    /// All piece values, indexed by `role as usize - 1` (see
+    /// [`Evaluator::piece_value`]).
+    #[inline]
+    pub fn piece_values(&self) -> &[i32; 6] {
+        &self.piece_values
+    }
+
+    /// The evaluation of `pos` in centipawns from white's point of view.
+    #[inline]
+    pub fn evaluate_white(&self, pos: &Chess) -> i32 {
+        let units = self.layout.dot(pos, &self.weights);
+        units_to_cp(units).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    /// The evaluation of `pos` in centipawns from the side to move's point
+    /// of view, as the search uses it.
+    #[inline]
+    pub fn evaluate(&self, pos: &Chess) -> i32 {
+        let white = self.evaluate_white(pos);
+        match pos.turn() {
+            Color::White => white,
+            Color::Black => -white,
+        }
+    }
+
+    /// The evaluation of `pos` broken down into its non-zero features.
+    pub fn explain(&self, pos: &Chess) -> Explanation {
+        let mut x = vec![0; self.layout.len()];
+        self.layout.write(pos, &mut x);
+        let terms = self
+            .layout
+            .columns()
+            .into_iter()
+            .zip(x.iter().zip(&self.weights))
+            .filter(|(_, (value, _))| **value != 0)
+            .map(|(column, (&value, &w))| Term {
+                column,
+                value,
+                centipawns: f64::from(w) * f64::from(value) / f64::from(UNITS_PER_CP),
+            })
+            .collect();
+        let white = self.evaluate_white(pos);
+        let side_to_move = if pos.turn() == Color::White { white } else { -white };
+        Explanation { terms, white, side_to_move }
+    }
+}
+
+/// Fixed-point units to centipawns, rounding half away from zero so that a
+/// position and its colour-mirrored twin evaluate to exact negatives.
+fn units_to_cp(units: i32) -> i32 {
+    let half = UNITS_PER_CP / 2;
+    if units >= 0 { (units + half) / UNITS_PER_CP } else { -((-units + half) / UNITS_PER_CP) }
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{:<10} {:>6} {:>10}", "feature", "value", "cp (white)")?;
+        for term in &self.terms {
+            writeln!(f, "{:<10} {:>6} {:>10.2}", term.column, term.value, term.centipawns)?;
+        }
+        writeln!(f, "total: {} cp for white, {} cp for the side to move", self.white, self.side_to_move)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::pst_preset::pst_value;
+    use crate::features::Pst;
+    use shakmaty::{CastlingMode, EnPassantMode, FromSetup, Square, fen::Fen};
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    fn mirrored(p: &Chess) -> Chess {
+        let setup = p.to_setup(EnPassantMode::Legal).into_mirrored();
+        Chess::from_setup(setup, CastlingMode::Standard).unwrap()
+    }
+
+    const FENS: [&str; 6] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R b KQ - 1 8",
+        "4k3/8/8/3q4/8/8/PP6/1K6 b - - 0 40",
+        "6k1/5ppp/8/8/8/8/1Q3PPP/6K1 w - - 0 1",
+    ];
+
+    /// `scale × Σ weight · x` in floating point, from the dense vector.
+    fn reference(weights: &[(&Weights, usize)], layout: &FeatureLayout, p: &Chess) -> f64 {
+        let mut x = vec![0; layout.len()];
+        layout.write(p, &mut x);
+        let columns = layout.columns();
+        let mut cp = 0.0;
+        for (i, column) in columns.iter().enumerate() {
+            let owner = weights.iter().find(|(_, end)| i < *end).expect("column owner").0;
+            cp += owner.centipawns(column) * f64::from(x[i]);
+        }
+        cp
+    }
+
+    #[test]
+    fn material_preset_plus_pst_equals_the_formula() {
+        for preset in ["classical", "kaissa", "pgnlearn2015", "flat"] {
+            let w = Weights::preset(preset).unwrap();
+            let eval = Evaluator::new(&w).unwrap();
+            assert_eq!(eval.layout().spec(), "material,pst");
+            assert_eq!(eval.name(), format!("{preset}+pst"));
+            let pst = pst_preset();
+            for fen in FENS {
+                let p = pos(fen);
+                let expected = reference(&[(&w, 5), (&pst, 5 + Pst::LEN)], eval.layout(), &p);
+                let got = eval.evaluate_white(&p);
+                assert!((f64::from(got) - expected).abs() <= 0.5 + 1e-9, "{preset} {fen}: {got} vs {expected}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_hand_computed_position() {
+        // White: Kg1, Qb2, pawns f2 g2 h2. Black: Kg8, pawns f7 g7 h7.
+        // Phase = 4 (one queen). The pawn structures mirror each other and
+        // cancel; so do the kings. Left: a queen (900) on b2.
+        let p = pos("6k1/5ppp/8/8/8/8/1Q3PPP/6K1 w - - 0 1");
+        let eval = Evaluator::new(&Weights::preset("classical").unwrap()).unwrap();
+        let q = (pst_value(0, Role::Queen, Square::B2) * 4 + pst_value(1, Role::Queen, Square::B2) * 20) as f64 / 24.0;
+        assert_eq!(eval.evaluate_white(&p), (900.0 + q).round() as i32);
+        assert_eq!(eval.evaluate(&p), eval.evaluate_white(&p));
+    }
+
+    #[test]
+    fn material_only_columns_without_pst_weights() {
+        // A weights file that brings its own (all-zero) pst set: no preset.
+        let mut w = Weights::preset("classical").unwrap();
+        w.features.push("pst".to_string());
+        let eval = Evaluator::new(&w).unwrap();
+        assert_eq!(eval.name(), "classical");
+        let p = pos(FENS[4]);
+        // Black is a queen up against two pawns, black to move.
+        assert_eq!(eval.evaluate(&p), 900 - 200);
+        assert_eq!(eval.evaluate_white(&p), -700);
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        let eval = Evaluator::new(&Weights::preset("pgnlearn2015").unwrap()).unwrap();
+        for fen in FENS {
+            let p = pos(fen);
+            let m = mirrored(&p);
+            assert_ne!(p.turn(), m.turn());
+            assert_eq!(eval.evaluate_white(&p), -eval.evaluate_white(&m), "{fen}");
+            assert_eq!(eval.evaluate(&p), eval.evaluate(&m), "{fen}");
+        }
+    }
+
+    #[test]
+    fn explain_adds_up() {
+        let eval = Evaluator::new(&Weights::preset("kaissa").unwrap()).unwrap();
+        let p = pos(FENS[1]);
+        let explanation = eval.explain(&p);
+        assert!(explanation.terms.iter().all(|t| t.value != 0));
+        let sum: f64 = explanation.terms.iter().map(|t| t.centipawns).sum();
+        assert!((sum - f64::from(explanation.white)).abs() <= 0.5 + 1e-9);
+        assert!(explanation.to_string().contains("total:"));
+        let knight = explanation.terms.iter().find(|t| t.column == "mg_N_e5").unwrap();
+        assert_eq!(knight.value, 24);
+    }
+
+    #[test]
+    fn bad_weights_are_errors_not_panics() {
+        let mut w = Weights::preset("classical").unwrap();
+        w.features = vec!["nonsense".to_string()];
+        assert!(matches!(Evaluator::new(&w), Err(EvaluatorError::Features { .. })));
+        let mut w = Weights::preset("classical").unwrap();
+        w.scale = f64::NAN;
+        assert!(matches!(Evaluator::new(&w), Err(EvaluatorError::NotFinite { .. })));
+        // Absurd but finite weights are clamped instead of overflowing.
+        let mut w = Weights::preset("classical").unwrap();
+        w.scale = 1e30;
+        let eval = Evaluator::new(&w).unwrap();
+        let cp = eval.evaluate_white(&pos(FENS[5]));
+        assert!(cp > 10_000 && cp <= EVAL_LIMIT, "{cp}");
+        assert_eq!(eval.evaluate_white(&pos(FENS[0])), 0);
+    }
+}

@@ -1,0 +1,240 @@
+//! pgntune's chess engine: a conventional single-threaded alpha-beta search
+//! over shakmaty positions, evaluating with a weights file.
+//!
+//! The evaluation ([`Evaluator`]) is `scale × Σ weight · x` over the very
+//! feature code that extraction uses; the search (iterative deepening,
+//! aspiration windows, PVS, quiescence, transposition table, null-move
+//! pruning, late-move reductions, killer and history ordering) only decides
+//! which positions to evaluate. Move generation and making are shakmaty's.
+//!
+//! * [`eval`]: the evaluator; [`pst_preset`](mod@pst_preset): built-in
+//!   piece-square tables;
+//! * [`search`]: the search itself; [`ordering`]: move ordering; [`see`]:
+//!   static exchange evaluation; [`tt`]: transposition table; [`pv`]:
+//!   principal variations; [`position`]: position plus hash, the one
+//!   make-move path;
+//! * [`clock`]: limits and time management; [`params`]: every tunable
+//!   constant;
+//! * [`perft`](mod@perft) and [`bench`](mod@bench): correctness and speed checks.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use pgntune::engine::{Engine, Evaluator, Limits};
+//! use pgntune::weights::Weights;
+//! use shakmaty::Chess;
+//!
+//! let evaluator = Evaluator::new(&Weights::preset("classical").unwrap()).unwrap();
+//! let mut engine = Engine::new(evaluator, 1);
+//! let stop = AtomicBool::new(false);
+//! let result = engine.search(&Chess::default(), &[], &Limits::depth(4), &stop, &mut |_| {});
+//! assert!(result.best.is_some());
+//! assert_eq!(result.depth, 4);
+//! ```
+
+pub mod bench;
+pub mod clock;
+pub mod eval;
+pub mod ordering;
+pub mod params;
+pub mod perft;
+pub mod position;
+pub mod pst_preset;
+pub mod pv;
+pub mod search;
+pub mod see;
+pub mod tt;
+
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use shakmaty::{Chess, Move};
+
+pub use clock::{Clock, GameClock, Limits};
+pub use eval::{Evaluator, EvaluatorError, Explanation, Term};
+pub use position::{HashedPosition, position_hash};
+pub use pst_preset::pst_preset;
+
+use ordering::{History, Killers, MoveBuffers};
+use params::{MATE, MATE_BOUND, MAX_DEPTH};
+use pv::PvTable;
+use search::{Reductions, Searcher};
+use tt::TranspositionTable;
+
+/// A search score from the side to move's point of view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in this many moves; negative when the side to move is being
+    /// mated, 0 when it is checkmated already.
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal search score (mate scores near ±[`MATE`]).
+    pub fn from_internal(score: i32) -> Score {
+        if score >= MATE_BOUND {
+            Score::Mate((MATE - score + 1) / 2)
+        } else if score <= -MATE_BOUND {
+            Score::Mate(-((MATE + score + 1) / 2))
+        } else {
+            Score::Cp(score)
+        }
+    }
+}
+
+/// As in UCI: `cp 34`, `mate 3`, `mate -2`.
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
+
+/// Progress after each completed iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchInfo {
+    /// The iteration's depth.
+    pub depth: u32,
+    /// The deepest ply reached, quiescence included.
+    pub seldepth: u32,
+    /// The iteration's score.
+    pub score: Score,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Nodes per second so far.
+    pub nps: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Permille of the transposition table used by this search.
+    pub hashfull: u32,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play; `None` when the root has no legal move.
+    pub best: Option<Move>,
+    /// The expected reply, when the principal variation has one.
+    pub ponder: Option<Move>,
+    /// The score of the last completed iteration.
+    pub score: Score,
+    /// The depth of the last completed iteration (0 if none completed).
+    pub depth: u32,
+    /// The deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time spent.
+    pub time: Duration,
+    /// The principal variation, starting with `best`.
+    pub pv: Vec<Move>,
+}
+
+/// The engine: evaluator, transposition table and move-ordering memory.
+#[derive(Debug)]
+pub struct Engine {
+    evaluator: Evaluator,
+    tt: TranspositionTable,
+    history: History,
+    killers: Killers,
+    buffers: MoveBuffers,
+    reductions: Reductions,
+}
+
+impl Engine {
+    /// An engine evaluating with `evaluator`, with a `hash_mb` megabyte
+    /// transposition table.
+    pub fn new(evaluator: Evaluator, hash_mb: usize) -> Engine {
+        Engine {
+            evaluator,
+            tt: TranspositionTable::new(hash_mb),
+            history: History::default(),
+            killers: Killers::default(),
+            buffers: MoveBuffers::default(),
+            reductions: Reductions::default(),
+        }
+    }
+
+    /// Resizes the transposition table (its contents are lost).
+    pub fn set_hash(&mut self, hash_mb: usize) {
+        self.tt.resize(hash_mb);
+    }
+
+    /// Evaluates with `evaluator` from now on. Stored search results were
+    /// made with the old evaluation, so the game memory is cleared too.
+    pub fn set_evaluator(&mut self, evaluator: Evaluator) {
+        self.evaluator = evaluator;
+        self.new_game();
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &Evaluator {
+        &self.evaluator
+    }
+
+    /// Forgets everything learnt in earlier searches (transposition table,
+    /// killers, history), so that the next search is reproducible.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+        self.killers.clear();
+    }
+
+    /// Searches `root` within `limits` until done or `stop` is raised, and
+    /// returns the best move found. `history` holds the Zobrist hashes
+    /// ([`position_hash`]) of the positions before `root` in the game,
+    /// oldest first, for repetition detection. `on_info` hears about every
+    /// completed iteration.
+    ///
+    /// With only depth and node limits the search is deterministic: the
+    /// same root, history and engine state give the same result.
+    ///
+    /// The search recurses once per ply, up to [`params::MAX_PLY`] plies,
+    /// with a few KB of stack per ply in release builds (far more in debug
+    /// builds): threads that search should have a few MB of stack (the UCI
+    /// front end gives its search thread 64 MB).
+    pub fn search(
+        &mut self,
+        root: &Chess,
+        history: &[u64],
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let clock = Clock::start(limits);
+        self.tt.new_search();
+        self.killers.clear();
+        let root = HashedPosition::new(root.clone());
+        let mut path = Vec::with_capacity(history.len() + params::MAX_PLY + 1);
+        path.extend_from_slice(history);
+        path.push(root.hash());
+        let max_depth = if limits.infinite { MAX_DEPTH } else { limits.depth.unwrap_or(MAX_DEPTH) };
+        let mut searcher = Searcher {
+            evaluator: &self.evaluator,
+            tt: &mut self.tt,
+            history: &mut self.history,
+            killers: &mut self.killers,
+            buffers: &mut self.buffers,
+            reductions: &self.reductions,
+            clock: &clock,
+            stop,
+            root_index: path.len() - 1,
+            path,
+            pv: PvTable::default(),
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            root_best: None,
+        };
+        searcher.iterate(&root, max_depth.max(1), on_info)
+    }
+}
+
+#[cfg(test)]
+mod tests;

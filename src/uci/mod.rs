@@ -1,0 +1,308 @@
+//! The UCI front end.
+//!
+//! Three threads: a reader that parses input lines into [`Command`]s (and
+//! raises the stop flag itself, so that `stop` reaches a running search at
+//! once), the session loop that owns the game and the options, and, while
+//! a `go` runs, a search thread that owns the engine and writes `info` and
+//! `bestmove` lines. The session keeps answering (`isready` gets its
+//! `readyok` during a search); commands that change the engine wait for the
+//! search to finish.
+//!
+//! End of input ends the session after the running search, stopping it
+//! first if it would otherwise never end (`go infinite`).
+
+pub mod command;
+pub mod session;
+
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, Scope, ScopedJoinHandle};
+use std::time::Duration;
+
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Move};
+
+pub use command::{Command, CommandError, GoParams, StartPosition};
+pub use session::{Game, OptionChange, Options, SessionError};
+
+use crate::engine::{Engine, Evaluator, Limits, SearchInfo, SearchResult};
+use crate::weights::Weights;
+
+/// The search thread's stack: the search recurses once per ply.
+const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// What the reader passes to the session.
+enum Message {
+    /// A parsed command, or why a known command could not be parsed.
+    Command(Result<Command, CommandError>),
+    /// The input ended (or failed).
+    EndOfInput,
+}
+
+/// Runs a UCI session on `input` and `output` until `quit` or the end of
+/// input, evaluating with `weights` until `setoption name Weights` changes
+/// them. Errors are only those of writing `output`, and invalid `weights`.
+pub fn run<R, W>(input: R, output: W, weights: Weights) -> io::Result<()>
+where
+    R: BufRead + Send + 'static,
+    W: Write + Send,
+{
+    let evaluator = Evaluator::new(&weights).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (sender, receiver) = mpsc::channel();
+    let reader_stop = Arc::clone(&stop);
+    // The reader is not joined: on `quit` it may still be blocked reading a
+    // terminal, and it ends with the process.
+    thread::Builder::new().name("uci-reader".into()).spawn(move || read_commands(input, &sender, &reader_stop))?;
+
+    let output = Mutex::new(output);
+    let mut session = Session {
+        options: Options::new(&weights.name),
+        game: Game::default(),
+        engine: Some(Engine::new(evaluator, session::DEFAULT_HASH_MB)),
+        output: &output,
+        stop: &stop,
+    };
+    thread::scope(|scope| {
+        let served = session.serve(scope, &receiver);
+        // After a write error a search may still run; the scope waits for
+        // it, so it must end. (After a normal return none is running.)
+        stop.store(true, Ordering::SeqCst);
+        served
+    })
+}
+
+/// Reads lines until `quit` or the end of input. `stop`, `ponderhit` and
+/// `quit` raise the stop flag here, without waiting for the session; `go`
+/// lowers it before the session sees the command, so that a `stop` right
+/// after a `go` is never lost.
+fn read_commands<R: BufRead>(mut input: R, sender: &Sender<Message>, stop: &AtomicBool) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                let _ = sender.send(Message::EndOfInput);
+                return;
+            }
+            Ok(_) => {}
+        }
+        let parsed = Command::parse(&line);
+        match &parsed {
+            Err(CommandError::Empty | CommandError::Unknown(_)) => continue,
+            Ok(Command::Go(_)) => stop.store(false, Ordering::SeqCst),
+            Ok(Command::Stop | Command::PonderHit | Command::Quit) => stop.store(true, Ordering::SeqCst),
+            _ => {}
+        }
+        let quit = parsed == Ok(Command::Quit);
+        if sender.send(Message::Command(parsed)).is_err() || quit {
+            return;
+        }
+    }
+}
+
+/// A running search: the thread hands the engine back when it ends.
+struct RunningSearch<'scope> {
+    handle: ScopedJoinHandle<'scope, (Engine, io::Result<()>)>,
+    /// True when the search only ends on `stop`.
+    endless: bool,
+}
+
+struct Session<'a, W: Write + Send> {
+    options: Options,
+    game: Game,
+    /// `None` while a search thread has it.
+    engine: Option<Engine>,
+    output: &'a Mutex<W>,
+    stop: &'a AtomicBool,
+}
+
+impl<'a, W: Write + Send> Session<'a, W> {
+    fn serve<'scope>(&mut self, scope: &'scope Scope<'scope, '_>, receiver: &Receiver<Message>) -> io::Result<()>
+    where
+        'a: 'scope,
+    {
+        let mut running: Option<RunningSearch<'scope>> = None;
+        loop {
+            let message = receiver.recv().unwrap_or(Message::EndOfInput);
+            let command = match message {
+                Message::EndOfInput => return self.finish(running.take()),
+                Message::Command(Err(error)) => {
+                    self.info_string(&error.to_string())?;
+                    continue;
+                }
+                Message::Command(Ok(command)) => command,
+            };
+            match command {
+                Command::Uci => {
+                    let mut lines = vec![format!("id name pgntune {}", env!("CARGO_PKG_VERSION")), "id author the pgntune authors".into()];
+                    lines.extend(self.options.describe());
+                    lines.push("uciok".into());
+                    self.write_lines(&lines)?;
+                }
+                Command::IsReady => self.write_lines(&["readyok".to_string()])?,
+                Command::Stop | Command::PonderHit => {}
+                Command::Quit => return self.finish(running.take()),
+                Command::UciNewGame => {
+                    self.finish(running.take())?;
+                    self.engine_mut().new_game();
+                }
+                Command::SetOption { name, value } => {
+                    self.finish(running.take())?;
+                    if let Err(error) = self.set_option(&name, value.as_deref()) {
+                        self.info_string(&error.to_string())?;
+                    }
+                }
+                Command::Position { start, moves } => {
+                    self.finish(running.take())?;
+                    if let Err(error) = self.game.set(&start, &moves) {
+                        self.info_string(&error.to_string())?;
+                    }
+                }
+                Command::Go(go) => {
+                    self.finish(running.take())?;
+                    running = Some(self.start_search(scope, &go)?);
+                }
+            }
+        }
+    }
+
+    fn engine_mut(&mut self) -> &mut Engine {
+        self.engine.as_mut().expect("the engine is home when no search runs")
+    }
+
+    /// Waits for a running search and takes the engine back. A search
+    /// that would only end on `stop` is stopped first: a GUI that sends
+    /// another command instead of `stop` (or goes away) has given up on it.
+    fn finish(&mut self, running: Option<RunningSearch<'_>>) -> io::Result<()> {
+        let Some(running) = running else { return Ok(()) };
+        if running.endless {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        match running.handle.join() {
+            Ok((engine, written)) => {
+                self.engine = Some(engine);
+                written
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), SessionError> {
+        let mut options = self.options.clone();
+        match options.set(name, value)? {
+            OptionChange::Hash => self.engine_mut().set_hash(options.hash_mb),
+            OptionChange::Weights => {
+                let weights = Weights::resolve(&options.weights)?;
+                let evaluator = Evaluator::new(&weights)?;
+                self.engine_mut().set_evaluator(evaluator);
+            }
+            OptionChange::Other => {}
+        }
+        self.options = options;
+        Ok(())
+    }
+
+    fn start_search<'scope>(&mut self, scope: &'scope Scope<'scope, '_>, go: &GoParams) -> io::Result<RunningSearch<'scope>>
+    where
+        'a: 'scope,
+    {
+        let limits = self.game.limits(go, self.options.move_overhead);
+        let endless = limits.infinite;
+        let mut engine = self.engine.take().expect("the engine is home when no search runs");
+        let root = self.game.position.clone();
+        let history = self.game.history.clone();
+        let output = self.output;
+        let stop = self.stop;
+        let handle = thread::Builder::new().name("search".into()).stack_size(SEARCH_STACK_BYTES).spawn_scoped(scope, move || {
+            let written = search_and_report(&mut engine, &root, &history, &limits, stop, output);
+            (engine, written)
+        })?;
+        Ok(RunningSearch { handle, endless })
+    }
+
+    fn info_string(&self, text: &str) -> io::Result<()> {
+        self.write_lines(&[format!("info string {text}")])
+    }
+
+    fn write_lines(&self, lines: &[String]) -> io::Result<()> {
+        write_lines(self.output, lines)
+    }
+}
+
+/// The body of the search thread: search, report every iteration, and
+/// answer `bestmove` (for an endless search only once `stop` came).
+fn search_and_report<W: Write>(
+    engine: &mut Engine,
+    root: &shakmaty::Chess,
+    history: &[u64],
+    limits: &Limits,
+    stop: &AtomicBool,
+    output: &Mutex<W>,
+) -> io::Result<()> {
+    let mut written = Ok(());
+    let result = engine.search(root, history, limits, stop, &mut |info| {
+        if written.is_ok() {
+            written = write_lines(output, &[info_line(info)]);
+        }
+    });
+    written?;
+    if limits.infinite {
+        // UCI: no bestmove before `stop`, even when the search ran out of
+        // depth on its own.
+        while !stop.load(Ordering::SeqCst) {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+    write_lines(output, &[bestmove_line(&result)])
+}
+
+fn write_lines<W: Write>(output: &Mutex<W>, lines: &[String]) -> io::Result<()> {
+    // A poisoned lock means a writer panicked mid-line; the output is
+    // still usable for whole lines after it.
+    let mut out = output.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()
+}
+
+fn uci_move(m: Move) -> String {
+    UciMove::from_move(m, CastlingMode::Standard).to_string()
+}
+
+/// `info depth … score … pv …`.
+pub fn info_line(info: &SearchInfo) -> String {
+    let mut line = format!(
+        "info depth {} seldepth {} multipv 1 score {} nodes {} nps {} hashfull {} time {}",
+        info.depth,
+        info.seldepth,
+        info.score,
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.time.as_millis()
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv");
+        for &m in &info.pv {
+            line.push(' ');
+            line.push_str(&uci_move(m));
+        }
+    }
+    line
+}
+
+/// `bestmove <move> [ponder <move>]`, or `bestmove 0000` without a legal move.
+pub fn bestmove_line(result: &SearchResult) -> String {
+    match (result.best, result.ponder) {
+        (Some(best), Some(ponder)) => format!("bestmove {} ponder {}", uci_move(best), uci_move(ponder)),
+        (Some(best), None) => format!("bestmove {}", uci_move(best)),
+        (None, _) => "bestmove 0000".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

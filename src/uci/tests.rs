@@ -1,0 +1,185 @@
+//! Scripted UCI sessions through [`run`], with in-memory input and output.
+
+use std::io::{BufReader, Cursor, Write};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Position};
+
+use super::*;
+
+/// An output buffer the test can read while the session writes to it.
+#[derive(Clone, Default)]
+struct SharedOutput(Arc<Mutex<Vec<u8>>>);
+
+impl SharedOutput {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl Write for SharedOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn classical() -> Weights {
+    Weights::preset("classical").unwrap()
+}
+
+/// Runs a whole script (input ends after it) and returns the output.
+fn session(script: &str) -> String {
+    let mut output = Vec::new();
+    run(Cursor::new(script.to_string().into_bytes()), &mut output, classical()).unwrap();
+    String::from_utf8(output).unwrap()
+}
+
+fn bestmove(output: &str) -> String {
+    let line = output.lines().rev().find(|l| l.starts_with("bestmove")).unwrap_or_else(|| panic!("no bestmove in:\n{output}"));
+    line.split_whitespace().nth(1).unwrap().to_string()
+}
+
+fn assert_legal(position: &Chess, uci: &str) {
+    let m: UciMove = uci.parse().unwrap();
+    assert!(m.to_move(position).is_ok(), "{uci} is not legal");
+}
+
+#[test]
+fn handshake_and_fixed_depth_search() {
+    let output = session("uci\nisready\nucinewgame\nposition startpos moves e2e4\ngo depth 5\n");
+    let lines: Vec<&str> = output.lines().collect();
+    assert!(lines[0].starts_with("id name pgntune"), "{output}");
+    assert!(lines.contains(&"uciok"));
+    assert!(lines.contains(&"readyok"));
+    assert!(lines.iter().any(|l| l.starts_with("option name Hash type spin")));
+    assert!(lines.iter().any(|l| l.starts_with("info depth 5 ") && l.contains(" score cp ") && l.contains(" pv ")), "{output}");
+    let mut position = Chess::default();
+    position.play_unchecked(UciMove::from_ascii(b"e2e4").unwrap().to_move(&position).unwrap());
+    assert_legal(&position, &bestmove(&output));
+    assert!(output.lines().last().unwrap().starts_with("bestmove"), "{output}");
+}
+
+#[test]
+fn stop_ends_an_infinite_search_promptly() {
+    let (reader, mut writer) = io::pipe().unwrap();
+    let output = SharedOutput::default();
+    let session_output = output.clone();
+    let session = thread::spawn(move || run(BufReader::new(reader), session_output, classical()));
+    writeln!(writer, "position startpos\ngo infinite").unwrap();
+    thread::sleep(Duration::from_millis(300));
+    assert!(!output.text().contains("bestmove"), "bestmove before stop:\n{}", output.text());
+    writeln!(writer, "isready").unwrap();
+    let asked = Instant::now();
+    while !output.text().contains("readyok") {
+        assert!(asked.elapsed() < Duration::from_secs(1), "no readyok during the search");
+        thread::sleep(Duration::from_millis(1));
+    }
+    writeln!(writer, "stop").unwrap();
+    let stopped = Instant::now();
+    while !output.text().contains("bestmove") {
+        assert!(stopped.elapsed() < Duration::from_millis(500), "no bestmove after stop");
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert_legal(&Chess::default(), &bestmove(&output.text()));
+    writeln!(writer, "quit").unwrap();
+    session.join().unwrap().unwrap();
+}
+
+#[test]
+fn end_of_input_ends_an_infinite_search() {
+    let started = Instant::now();
+    let output = session("position startpos moves d2d4\ngo infinite\n");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(output.contains("bestmove"));
+}
+
+#[test]
+fn malformed_input_is_reported_not_fatal() {
+    let output = session(
+        "hello\n\nposition fen not a fen\nposition\nposition startpos moves e2e4 e2e4\nsetoption name Hash value lots\nsetoption name Nonsense value 1\nsetoption name Weights value no-such-weights\ngo depth 2\n",
+    );
+    let errors = output.lines().filter(|l| l.starts_with("info string")).count();
+    assert_eq!(errors, 6, "{output}");
+    // The legal prefix e2e4 was played: black is to move.
+    let mut position = Chess::default();
+    position.play_unchecked(UciMove::from_ascii(b"e2e4").unwrap().to_move(&position).unwrap());
+    assert_legal(&position, &bestmove(&output));
+}
+
+#[test]
+fn options_take_effect() {
+    let output = session("setoption name Hash value 1\nsetoption name Weights value kaissa\nsetoption name Move Overhead value 10\nposition fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 3\n");
+    assert!(!output.contains("info string"), "{output}");
+    assert!(output.contains("score mate 1"), "{output}");
+    assert_eq!(bestmove(&output), "a1a8");
+}
+
+#[test]
+fn clock_moves_come_in_time() {
+    let started = Instant::now();
+    let output = session("position startpos moves e2e4 c7c5\ngo wtime 200 btime 200 winc 0 binc 0 movestogo 1\n");
+    assert!(started.elapsed() < Duration::from_millis(200), "{:?}", started.elapsed());
+    let mut position = Chess::default();
+    for m in ["e2e4", "c7c5"] {
+        position.play_unchecked(UciMove::from_ascii(m.as_bytes()).unwrap().to_move(&position).unwrap());
+    }
+    assert_legal(&position, &bestmove(&output));
+}
+
+#[test]
+fn no_legal_move_answers_0000() {
+    let output = session("position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 1 1\ngo depth 3\n");
+    assert!(output.contains("bestmove 0000"), "{output}");
+}
+
+#[test]
+fn a_new_command_ends_an_infinite_search() {
+    let started = Instant::now();
+    let output = session("position startpos\ngo infinite\nposition startpos moves e2e4\ngo depth 2\nquit\n");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(output.lines().filter(|l| l.starts_with("bestmove")).count(), 2, "{output}");
+}
+
+#[test]
+fn a_finished_search_and_a_new_one() {
+    let output = session("position startpos\ngo nodes 2000\nposition startpos moves g1f3\ngo depth 3\nquit\n");
+    assert_eq!(output.lines().filter(|l| l.starts_with("bestmove")).count(), 2, "{output}");
+}
+
+/// An output whose reader went away.
+struct BrokenPipe;
+
+impl Write for BrokenPipe {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_broken_output_ends_the_session() {
+    let (reader, mut writer) = io::pipe().unwrap();
+    let session = thread::spawn(move || run(BufReader::new(reader), BrokenPipe, classical()));
+    // The search cannot report, and `isready` cannot be answered: the
+    // session must end with the error instead of waiting for `stop`.
+    writeln!(writer, "go infinite\nisready").unwrap();
+    let started = Instant::now();
+    while !session.is_finished() {
+        assert!(started.elapsed() < Duration::from_secs(2), "the session hangs");
+        thread::sleep(Duration::from_millis(5));
+    }
+    let error = session.join().unwrap().unwrap_err();
+    assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
+    drop(writer);
+}
