@@ -1,0 +1,30 @@
+//! Number formatting shared by the reports.
+
+use std::fmt;
+
+/// A number printed with two decimals, as fastchess and fishtest print Elo,
+/// LLR and percentages, but never as `-0.00`: a value that rounds to zero
+/// prints as `0.00` whatever its sign.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fixed2(pub f64);
+
+impl fmt::Display for Fixed2 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = if self.0.abs() < 0.005 { 0.0 } else { self.0 };
+        write!(f, "{value:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fixed2;
+
+    #[test]
+    fn two_decimals_without_negative_zero() {
+        assert_eq!(Fixed2(40.702).to_string(), "40.70");
+        assert_eq!(Fixed2(-2.944_439).to_string(), "-2.94");
+        assert_eq!(Fixed2(-0.004).to_string(), "0.00");
+        assert_eq!(Fixed2(-0.0).to_string(), "0.00");
+        assert_eq!(Fixed2(-0.006).to_string(), "-0.01");
+    }
+}
