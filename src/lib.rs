@@ -15,7 +15,10 @@
 pub mod atomic;
 pub mod cli;
 pub mod dataset;
+pub mod engine;
 pub mod features;
 pub mod fit;
 pub mod pgn;
+pub mod stats;
+pub mod uci;
 pub mod weights;

@@ -4,8 +4,10 @@
 //! configurations, and handed to the library. Errors come back typed and
 //! are printed once, as one line, with exit code 2.
 
+mod engine;
 mod extract;
 mod fit;
+mod stats;
 pub mod progress;
 
 use std::io::{self, Write};
@@ -31,6 +33,14 @@ enum Command {
     Fit(fit::FitCommand),
     /// Extract and fit in one pass, in memory (with no input: the bundled self-play sample in data/).
     Tune(fit::TuneCommand),
+    /// Run the bundled engine as a UCI engine on standard input and output.
+    Uci(engine::UciCommand),
+    /// Search a fixed set of positions to a fixed depth; the node count is the search's signature.
+    Bench(engine::BenchCommand),
+    /// Evaluate a position and show each feature's contribution.
+    Eval(engine::EvalCommand),
+    /// Elo, LOS and SPRT from win/draw/loss or game-pair counts.
+    Stats(stats::StatsCommand),
 }
 
 /// Runs the parsed command line and maps the outcome to an exit code:
@@ -40,6 +50,10 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Extract(args) => extract::run(args),
         Command::Fit(args) => fit::run_fit(args),
         Command::Tune(args) => fit::run_tune(args),
+        Command::Uci(args) => engine::run_uci(args),
+        Command::Bench(args) => engine::run_bench_command(args),
+        Command::Eval(args) => engine::run_eval(args),
+        Command::Stats(args) => stats::run_stats(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

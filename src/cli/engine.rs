@@ -1,0 +1,93 @@
+//! `pgntune uci`, `pgntune bench` and `pgntune eval`: the bundled engine.
+
+use std::io;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess};
+
+use crate::engine::Evaluator;
+use crate::engine::bench::{DEFAULT_BENCH_DEPTH, run_bench};
+use crate::weights::{PRESETS, Weights};
+
+fn presets_help() -> String {
+    PRESETS.iter().map(|(name, about, _)| format!("{name} ({about})")).collect::<Vec<_>>().join("; ")
+}
+
+/// Which weights the engine plays with.
+#[derive(Debug, Clone, Args)]
+pub struct WeightsArg {
+    /// A weights file written by `fit --weights-out`, or a preset: classical, kaissa, pgnlearn2015, flat.
+    /// Material-only weights play with the built-in piece-square tables added.
+    #[arg(long, short = 'w', default_value = "classical", value_name = "FILE|PRESET")]
+    pub weights: String,
+}
+
+impl WeightsArg {
+    /// The weights.
+    pub fn load(&self) -> Result<Weights> {
+        Weights::resolve(&self.weights).with_context(|| format!("--weights (presets: {})", presets_help()))
+    }
+
+    /// The evaluator for the weights.
+    pub fn evaluator(&self) -> Result<Evaluator> {
+        Ok(Evaluator::new(&self.load()?)?)
+    }
+}
+
+/// Arguments of `pgntune uci`.
+#[derive(Debug, Args)]
+pub struct UciCommand {
+    #[command(flatten)]
+    pub weights: WeightsArg,
+}
+
+pub(super) fn run_uci(args: UciCommand) -> Result<()> {
+    let weights = args.weights.load()?;
+    // Fail before the GUI starts talking if the weights cannot be used.
+    Evaluator::new(&weights)?;
+    crate::uci::run(io::BufReader::new(io::stdin()), io::stdout(), weights)?;
+    Ok(())
+}
+
+/// Arguments of `pgntune bench`.
+#[derive(Debug, Args)]
+pub struct BenchCommand {
+    /// Search depth for every position.
+    #[arg(long, short, default_value_t = DEFAULT_BENCH_DEPTH)]
+    pub depth: u32,
+
+    #[command(flatten)]
+    pub weights: WeightsArg,
+}
+
+pub(super) fn run_bench_command(args: BenchCommand) -> Result<()> {
+    let evaluator = args.weights.evaluator()?;
+    print!("{}", run_bench(&evaluator, args.depth));
+    Ok(())
+}
+
+/// Arguments of `pgntune eval`.
+#[derive(Debug, Args)]
+pub struct EvalCommand {
+    /// The position, as a FEN (quote it: it contains spaces). Chess960 castling rights are accepted.
+    #[arg(value_name = "FEN")]
+    pub fen: String,
+
+    #[command(flatten)]
+    pub weights: WeightsArg,
+}
+
+pub(super) fn run_eval(args: EvalCommand) -> Result<()> {
+    let evaluator = args.weights.evaluator()?;
+    let fen: Fen = args.fen.trim().parse().with_context(|| format!("'{}' is not a FEN", args.fen))?;
+    let pos: Chess = fen
+        .clone()
+        .into_position(CastlingMode::Standard)
+        .or_else(|_| fen.into_position(CastlingMode::Chess960))
+        .map_err(|e| anyhow::anyhow!("'{}' is not a legal position: {e}", args.fen))?;
+    println!("weights: {}", evaluator.name());
+    print!("{}", evaluator.explain(&pos));
+    Ok(())
+}
