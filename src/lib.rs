@@ -19,6 +19,7 @@ pub mod engine;
 pub mod features;
 pub mod fit;
 pub mod pgn;
+pub mod play;
 pub mod stats;
 pub mod uci;
 pub mod weights;

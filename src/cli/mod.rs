@@ -7,6 +7,7 @@
 mod engine;
 mod extract;
 mod fit;
+mod play;
 mod stats;
 pub mod progress;
 
@@ -39,6 +40,16 @@ enum Command {
     Bench(engine::BenchCommand),
     /// Evaluate a position and show each feature's contribution.
     Eval(engine::EvalCommand),
+    /// Play one game between two weight sets with the bundled engine and print it as PGN.
+    Play(play::PlayCommand),
+    /// Play a match or gauntlet: bundled engines in-process, other engines over UCI; Elo, pairs and SPRT.
+    Match(play::MatchCommand),
+    /// Do these weights play better? A match against a baseline that stops when the SPRT decides.
+    Verify(play::VerifyCommand),
+    /// Generate training games by self-play with varied openings and varied piece values.
+    Selfplay(play::SelfplayCommand),
+    /// Build an opening suite (EPD) from the positions after N plies of a game collection.
+    Openings(play::OpeningsCommand),
     /// Elo, LOS and SPRT from win/draw/loss or game-pair counts.
     Stats(stats::StatsCommand),
 }
@@ -53,6 +64,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Uci(args) => engine::run_uci(args),
         Command::Bench(args) => engine::run_bench_command(args),
         Command::Eval(args) => engine::run_eval(args),
+        Command::Play(args) => play::run_play(args),
+        Command::Match(args) => play::run_match_command(args),
+        Command::Verify(args) => play::run_verify(args),
+        Command::Selfplay(args) => play::run_selfplay(args),
+        Command::Openings(args) => play::run_openings(args),
         Command::Stats(args) => stats::run_stats(args),
     };
     match outcome {

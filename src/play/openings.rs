@@ -1,0 +1,292 @@
+//! Openings: where the games of a match start. A suite from a file (EPD
+//! positions, or the main lines of PGN games), or random openings: a few
+//! random legal moves from the start position, kept only when the engine
+//! sees the result as roughly balanced. `pgntune openings` builds an EPD
+//! suite from a game collection.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::{Epd, Fen};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+
+use crate::engine::{Engine, Evaluator, Limits, Score};
+use crate::pgn::input::{ByteCounters, InputSource, open};
+use crate::pgn::record::{Joiner, RecordVisitor};
+use crate::pgn::replay::{resolve, start_position};
+use crate::weights::Weights;
+
+/// Where a game starts: a position (FEN, or the standard start) and moves
+/// played from it before the engines take over.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Opening {
+    /// The starting position; `None` for the standard one.
+    pub fen: Option<String>,
+    /// Moves from it, in UCI notation.
+    pub moves: Vec<String>,
+}
+
+impl Opening {
+    /// The starting position and the opening's moves, checked for legality.
+    pub fn start(&self) -> Result<(Chess, Vec<Move>), String> {
+        let mut pos: Chess = match &self.fen {
+            Some(fen) => {
+                let parsed: Fen = fen.parse().map_err(|e| format!("'{fen}': {e}"))?;
+                parsed.clone().into_position(CastlingMode::Standard).or_else(|_| parsed.into_position(CastlingMode::Chess960)).map_err(|e| format!("'{fen}': {e}"))?
+            }
+            None => Chess::default(),
+        };
+        let start = pos.clone();
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for text in &self.moves {
+            let m = UciMove::from_ascii(text.as_bytes()).ok().and_then(|u| u.to_move(&pos).ok()).ok_or_else(|| format!("'{text}' is not a legal move"))?;
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        Ok((start, moves))
+    }
+
+    /// The position after the opening's moves.
+    pub fn position(&self) -> Result<Chess, String> {
+        let (mut pos, moves) = self.start()?;
+        for m in moves {
+            pos.play_unchecked(m);
+        }
+        Ok(pos)
+    }
+}
+
+/// Why openings could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningError {
+    /// The file could not be read.
+    #[error("{path}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A line or game is not a usable opening.
+    #[error("{path}: {what}: {message}")]
+    Bad {
+        /// The file.
+        path: String,
+        /// Line or game.
+        what: String,
+        /// Why.
+        message: String,
+    },
+    /// No openings at all.
+    #[error("{0}: no openings found")]
+    Empty(String),
+}
+
+/// Reads an opening suite: `.epd` (one position per line) or PGN (each
+/// game's main line, from its start position), plain or compressed.
+pub fn load(path: &Path) -> Result<Vec<Opening>, OpeningError> {
+    let name = path.display().to_string();
+    let is_epd = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("epd"));
+    let openings = if is_epd { load_epd(path)? } else { load_pgn(path, None)? };
+    if openings.is_empty() {
+        return Err(OpeningError::Empty(name));
+    }
+    Ok(openings)
+}
+
+fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
+    let name = path.display().to_string();
+    let mut text = String::new();
+    open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())
+        .map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?
+        .reader
+        .read_to_string(&mut text)
+        .map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?;
+    let mut openings = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |message: String| OpeningError::Bad { path: name.clone(), what: format!("line {}", n + 1), message };
+        // EPD: four FEN fields, then optional operations; a full FEN is accepted too.
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let epd = fields.iter().take(4).copied().collect::<Vec<_>>().join(" ");
+        let parsed: Epd = epd.parse().map_err(|e| bad(format!("{e}")))?;
+        let pos: Chess = parsed.into_position(CastlingMode::Standard).map_err(|e| bad(e.to_string()))?;
+        openings.push(Opening { fen: Some(Fen::from_position(&pos, EnPassantMode::Legal).to_string()), moves: vec![] });
+    }
+    Ok(openings)
+}
+
+/// The main lines of the games in `path` (at most `plies` moves each).
+fn load_pgn(path: &Path, plies: Option<usize>) -> Result<Vec<Opening>, OpeningError> {
+    let name = path.display().to_string();
+    let stream = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default()).map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?;
+    let mut reader = pgn_reader::Reader::new(stream.reader);
+    let mut visitor = RecordVisitor::new(0, &[]);
+    let mut joiner = Joiner::default();
+    let mut records = Vec::new();
+    loop {
+        match reader.read_game(&mut visitor) {
+            Ok(Some(games)) => games.into_iter().for_each(|g| joiner.push(g, &mut records)),
+            Ok(None) => break,
+            Err(e) => return Err(OpeningError::Read { path: name, message: e.to_string() }),
+        }
+    }
+    joiner.finish(&mut records);
+    let mut openings = Vec::new();
+    for record in records {
+        let Ok(mut pos) = start_position(&record) else { continue };
+        let fen = record.fen.as_ref().map(|_| Fen::from_position(&pos, EnPassantMode::Legal).to_string());
+        let mode = pos.castles().mode();
+        let mut moves = Vec::new();
+        for san in record.moves.iter().take(plies.unwrap_or(usize::MAX)) {
+            let Ok(m) = resolve(&pos, san.san) else { break };
+            moves.push(UciMove::from_move(m, mode).to_string());
+            pos.play_unchecked(m);
+        }
+        openings.push(Opening { fen, moves });
+    }
+    Ok(openings)
+}
+
+/// A short engine search to judge whether an opening is balanced.
+pub struct BalanceCheck {
+    engine: Engine,
+    nodes: u64,
+    /// Largest |score| in centipawns accepted.
+    pub max_cp: i32,
+}
+
+impl BalanceCheck {
+    /// A check with the classical weights, `nodes` per search.
+    pub fn new(max_cp: i32, nodes: u64) -> BalanceCheck {
+        let evaluator = Evaluator::new(&Weights::preset("classical").expect("classical preset")).expect("preset evaluator");
+        BalanceCheck { engine: Engine::new(evaluator, 4), nodes, max_cp }
+    }
+
+    /// The engine's score of `pos` for the side to move.
+    pub fn score(&mut self, pos: &Chess) -> Option<i32> {
+        self.engine.new_game();
+        let result = self.engine.search(pos, &[], &Limits::nodes(self.nodes), &AtomicBool::new(false), &mut |_| {});
+        match result.score {
+            Score::Cp(cp) => Some(cp),
+            Score::Mate(_) => None,
+        }
+    }
+
+    /// Whether `pos` is roughly balanced.
+    pub fn accepts(&mut self, pos: &Chess) -> bool {
+        self.score(pos).is_some_and(|cp| cp.abs() <= self.max_cp)
+    }
+}
+
+/// A random opening: `plies` random legal moves from the start position,
+/// drawn from a generator seeded by `(seed, index)`, retried until the
+/// position is balanced (when a check is given). Deterministic.
+pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut BalanceCheck>) -> Opening {
+    let mut fallback = None;
+    for attempt in 0..200u64 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let mut pos = Chess::default();
+        let mut moves = Vec::with_capacity(plies as usize);
+        for _ in 0..plies {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.random_range(0..legal.len())];
+            moves.push(UciMove::from_move(m, CastlingMode::Standard).to_string());
+            pos.play_unchecked(m);
+        }
+        if pos.legal_moves().is_empty() || moves.len() < plies as usize {
+            continue;
+        }
+        let opening = Opening { fen: None, moves };
+        let balanced = match check.as_deref_mut() {
+            Some(c) => c.accepts(&pos),
+            None => true,
+        };
+        if balanced {
+            return opening;
+        }
+        fallback.get_or_insert(opening);
+    }
+    fallback.unwrap_or_default()
+}
+
+/// `pgntune openings`: distinct positions after `plies` plies of the games
+/// in `inputs`, in order of first appearance, optionally only balanced ones.
+pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut BalanceCheck>) -> Result<Vec<String>, OpeningError> {
+    let mut seen = HashSet::new();
+    let mut epd = Vec::new();
+    for path in inputs {
+        for opening in load_pgn(path, Some(plies))? {
+            if opening.moves.len() < plies {
+                continue;
+            }
+            let Ok(pos) = opening.position() else { continue };
+            if pos.legal_moves().is_empty() {
+                continue;
+            }
+            let line = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+            if !seen.insert(line.clone()) {
+                continue;
+            }
+            if let Some(c) = check.as_deref_mut()
+                && !c.accepts(&pos)
+            {
+                continue;
+            }
+            epd.push(line);
+        }
+    }
+    Ok(epd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_openings_are_deterministic_and_legal() {
+        let a = random_opening(7, 3, 8, None);
+        assert_eq!(a, random_opening(7, 3, 8, None));
+        assert_ne!(a, random_opening(7, 4, 8, None));
+        assert_eq!(a.moves.len(), 8);
+        assert!(a.position().is_ok());
+    }
+
+    #[test]
+    fn balanced_openings_pass_the_check() {
+        let mut check = BalanceCheck::new(80, 2000);
+        let o = random_opening(1, 0, 6, Some(&mut check));
+        let pos = o.position().unwrap();
+        assert!(check.score(&pos).unwrap().abs() <= 80);
+    }
+
+    #[test]
+    fn epd_and_pgn_suites_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let epd = dir.path().join("o.epd");
+        std::fs::write(&epd, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n# comment\n\n").unwrap();
+        let suite = load(&epd).unwrap();
+        assert_eq!(suite.len(), 1);
+        assert_eq!(suite[0].position().unwrap().turn(), shakmaty::Color::Black);
+        let pgn = dir.path().join("o.pgn");
+        std::fs::write(&pgn, "[Result \"*\"]\n\n1. e4 c5 2. Nf3 *\n\n[Result \"*\"]\n\n1. d4 d5 *\n").unwrap();
+        let suite = load(&pgn).unwrap();
+        assert_eq!(suite[0].moves, ["e2e4", "c7c5", "g1f3"]);
+        let lines = suite_from_games(&[pgn.as_path()], 2, None).unwrap();
+        assert_eq!(lines, ["rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -", "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -"]);
+        std::fs::write(&epd, "not a fen\n").unwrap();
+        assert!(load(&epd).unwrap_err().to_string().contains("line 1"));
+    }
+}

@@ -1,0 +1,410 @@
+//! Matches and gauntlets: who plays whom with which opening, on how many
+//! threads, in what order results count, and when the SPRT stops it all.
+//!
+//! Game `g` belongs to pair `g / 2`; in a pair both engines play the same
+//! opening, the first engine with white in the even game. Pairs cycle
+//! through the opponents (a gauntlet of the first engine against the
+//! others; two engines make a match). Results count in game order, so the
+//! statistics, the SPRT's stopping point and the PGN file do not depend on
+//! the number of threads.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use super::adjudication::Adjudication;
+use super::game::{GameAborted, GameSetup, InProgress, PgnHeader, PlayedGame, play_game, to_pgn};
+use super::openings::{BalanceCheck, Opening, random_opening};
+use super::player::{EngineSpec, MoveLimits, Player, PlayerError};
+use super::rules::DrawRules;
+use super::state::{FinishedGame, MatchState, PgnOutput, StateError};
+use crate::dataset::GameResult;
+use crate::stats::{GameOutcome, SprtConfig, SprtDecision};
+
+/// Where the games start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpeningPlan {
+    /// Openings from a file, kept in the state so a resumed match uses the same ones.
+    Suite {
+        /// Where they came from.
+        source: String,
+        /// The openings.
+        openings: Vec<Opening>,
+        /// Shuffled by the match seed (else in file order).
+        shuffled: bool,
+    },
+    /// `plies` random legal moves, re-drawn until balanced within ±`balance_cp`.
+    Random {
+        /// Plies of random moves.
+        plies: u32,
+        /// Largest |score| accepted (no check when `None`).
+        balance_cp: Option<i32>,
+    },
+}
+
+/// Everything that decides a match's games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// `[Event]` of the games.
+    pub event: String,
+    /// `[Date]` of the games (fixed when the match starts).
+    pub date: String,
+    /// The first engine plays each of the others.
+    pub engines: Vec<EngineSpec>,
+    /// Game pairs against each opponent.
+    pub pairs: u64,
+    /// Limits per move.
+    pub limits: MoveLimits,
+    /// The openings.
+    pub openings: OpeningPlan,
+    /// Seed for shuffled or random openings.
+    pub seed: u64,
+    /// Adjudication.
+    pub adjudication: Adjudication,
+    /// Claimed or automatic draws.
+    pub draw_rules: DrawRules,
+    /// Milliseconds an engine may exceed its clock.
+    pub time_margin_ms: u64,
+    /// The SPRT (text as `SprtConfig` parses it), for a match of two engines.
+    pub sprt: Option<String>,
+    /// Where the games are written.
+    pub pgn_out: Option<PathBuf>,
+    /// `[TimeControl]` of the games.
+    pub time_control: String,
+    /// Self-play: every pair, each bundled engine plays with its material
+    /// values scaled by a random factor within 1 ± this (pawn kept at 100).
+    #[serde(default)]
+    pub vary_weights: Option<f64>,
+}
+
+impl MatchConfig {
+    /// Number of opponents of the first engine.
+    pub fn opponents(&self) -> u64 {
+        self.engines.len().saturating_sub(1) as u64
+    }
+
+    /// Games in the whole match (if the SPRT does not stop it).
+    pub fn total_games(&self) -> u64 {
+        2 * self.pairs * self.opponents()
+    }
+
+    /// The opponent index (0-based among engines 1..) of game `g`.
+    pub fn opponent_of(&self, g: u64) -> usize {
+        ((g / 2) % self.opponents().max(1)) as usize
+    }
+
+    /// The SPRT, parsed.
+    pub fn sprt_config(&self) -> Option<SprtConfig> {
+        self.sprt.as_ref().and_then(|s| s.parse().ok())
+    }
+
+    /// The opening of game `g` (both games of a pair share it).
+    fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Opening {
+        let round = g / 2 / self.opponents().max(1);
+        match &self.openings {
+            OpeningPlan::Suite { openings, shuffled, .. } => {
+                let n = openings.len() as u64;
+                let mut i = round % n;
+                if *shuffled {
+                    // A fresh permutation for each pass through the suite.
+                    let pass = round / n;
+                    let mut order: Vec<usize> = (0..openings.len()).collect();
+                    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+                    i = order[i as usize] as u64;
+                }
+                openings[i as usize].clone()
+            }
+            OpeningPlan::Random { plies, balance_cp } => {
+                if check.is_none()
+                    && let Some(cp) = balance_cp
+                {
+                    *check = Some(BalanceCheck::new(*cp, 3000));
+                }
+                random_opening(self.seed, round, *plies, check.as_mut())
+            }
+        }
+    }
+}
+
+/// The weights engine `engine` plays pair `pair` with, when self-play
+/// varies them: the spec's material values (centipawns) times 1 + vary·u,
+/// u uniform in [−1, 1] per piece, seeded by (seed, pair, engine).
+pub fn varied_weights(spec: &EngineSpec, vary: f64, seed: u64, pair: u64, engine: usize) -> Option<(String, crate::weights::Weights)> {
+    use rand::Rng;
+    let super::player::EngineKind::Bundled { weights, .. } = &spec.kind else { return None };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (engine as u64 + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
+    let mut cp = [0.0; 5];
+    for (j, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
+        let base = weights.centipawns(column);
+        cp[j] = if j == 0 { base } else { (base * (1.0 + vary * rng.random_range(-1.0..=1.0))).round() };
+    }
+    let name = format!("{} {}/{}/{}/{}/{}", spec.name, cp[0], cp[1], cp[2], cp[3], cp[4]);
+    Some((name.clone(), crate::weights::Weights::material(&name, cp)))
+}
+
+/// What a match reports while it runs.
+pub trait MatchProgress: Sync {
+    /// After every committed game.
+    fn update(&self, state: &MatchState);
+}
+
+/// Shows nothing.
+pub struct Quiet;
+
+impl MatchProgress for Quiet {
+    fn update(&self, _: &MatchState) {}
+}
+
+/// Why a match stopped early with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// The state or PGN file failed.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// An engine could not be started.
+    #[error("engine '{name}': {error}")]
+    Engine {
+        /// The engine.
+        name: String,
+        /// Why.
+        error: PlayerError,
+    },
+    /// An opening cannot be played.
+    #[error("game {game}: {message}")]
+    Opening {
+        /// The game.
+        game: u64,
+        /// Why.
+        message: String,
+    },
+    /// A worker thread failed.
+    #[error("a match thread stopped: {0}")]
+    Thread(String),
+}
+
+/// Timing over the games played in this run (for the benchmark).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// Games played in this run.
+    pub games: u64,
+    /// Time the engines spent searching.
+    pub engine: Duration,
+    /// Time the games took, from start to end.
+    pub games_wall: Duration,
+    /// The run's wall time.
+    pub wall: Duration,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// The first engine's outcome in game `g`.
+pub fn outcome_for_first(g: u64, result: GameResult) -> GameOutcome {
+    let first_is_white = g % 2 == 0;
+    match (result, first_is_white) {
+        (GameResult::Draw, _) => GameOutcome::Draw,
+        (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => GameOutcome::Win,
+        _ => GameOutcome::Loss,
+    }
+}
+
+/// What the workers send back.
+enum Report {
+    Played(u64, Box<PlayedGame>),
+    Failed(MatchError),
+}
+
+/// The players of one worker, started on first use and kept between games.
+struct Seats {
+    players: Vec<Option<Box<dyn Player>>>,
+}
+
+impl Seats {
+    fn take(&mut self, specs: &[EngineSpec], i: usize) -> Result<Box<dyn Player>, MatchError> {
+        match self.players[i].take() {
+            Some(player) => Ok(player),
+            None => specs[i].start().map_err(|error| MatchError::Engine { name: specs[i].name.clone(), error }),
+        }
+    }
+}
+
+/// Plays game `g` with the worker's players.
+fn play_one(config: &MatchConfig, seats: &mut Seats, g: u64, opening: &Opening, adjourned: Option<&InProgress>, cancelled: &dyn Fn() -> bool, seal: &mut dyn FnMut(&InProgress)) -> Result<PlayedGame, MatchError> {
+    let opponent = 1 + config.opponent_of(g);
+    let (w, b) = if g % 2 == 0 { (0, opponent) } else { (opponent, 0) };
+    let mut white = seats.take(&config.engines, w)?;
+    let mut black = seats.take(&config.engines, b)?;
+    if let Some(vary) = config.vary_weights {
+        for (player, i) in [(&mut white, w), (&mut black, b)] {
+            if let Some((name, weights)) = varied_weights(&config.engines[i], vary, config.seed, g / 2, i) {
+                player.set_weights(&name, &weights).map_err(|error| MatchError::Engine { name: name.clone(), error })?;
+            }
+        }
+    }
+    let cancel = AtomicBool::new(false);
+    let setup = GameSetup {
+        opening,
+        limits: &config.limits,
+        adjudication: &config.adjudication,
+        draw_rules: config.draw_rules,
+        time_margin_ms: config.time_margin_ms,
+        cancel: &cancel,
+        adjourned,
+    };
+    let played = play_game(white.as_mut(), black.as_mut(), &setup, &mut |snapshot| {
+        seal(snapshot);
+        if cancelled() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    });
+    // An engine that failed is started afresh for its next game.
+    let failed_side = match &played {
+        Ok(game) if matches!(game.end.termination, super::rules::Termination::EngineFailure(_)) => Some(game.end.side),
+        _ => None,
+    };
+    if failed_side != Some(shakmaty::Color::White) {
+        seats.players[w] = Some(white);
+    }
+    if failed_side != Some(shakmaty::Color::Black) {
+        seats.players[b] = Some(black);
+    }
+    played.map_err(|aborted| match aborted {
+        GameAborted::Opening(message) => MatchError::Opening { game: g, message },
+        GameAborted::Player(error) => MatchError::Engine { name: format!("{} or {}", config.engines[w].name, config.engines[b].name), error },
+        GameAborted::Cancelled => MatchError::Thread("cancelled".into()),
+    })
+}
+
+/// Plays (or continues) the match in `state` on `threads` threads. The
+/// state is saved to `state_path` after every finished game.
+pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, threads: usize, progress: &dyn MatchProgress) -> Result<(MatchState, Timing), MatchError> {
+    let started = Instant::now();
+    let config = state.config.clone();
+    let sprt = config.sprt_config();
+    let mut pgn = match &config.pgn_out {
+        Some(path) => Some(PgnOutput::open(path, state.pgn_bytes)?),
+        None => None,
+    };
+    let mut timing = Timing::default();
+    if state.stopped.is_some() {
+        return Ok((state, timing));
+    }
+    // Games left: everything from the frontier on that has not finished.
+    let pending: Vec<u64> = (state.committed..state.cutoff).filter(|g| !state.finished.contains_key(g)).collect();
+    let adjourned = std::mem::take(&mut state.in_progress);
+    let next = AtomicU64::new(0);
+    let cutoff = AtomicU64::new(state.cutoff);
+    let sealed: Mutex<std::collections::BTreeMap<u64, InProgress>> = Mutex::new(Default::default());
+    let failed = AtomicBool::new(false);
+    let (tx, rx) = crossbeam_channel::unbounded::<Report>();
+
+    let outcome = std::thread::scope(|scope| -> Result<(), MatchError> {
+        for _ in 0..threads.max(1).min(pending.len().max(1)) {
+            let tx = tx.clone();
+            let (config, pending, adjourned, next, cutoff, sealed, failed) = (&config, &pending, &adjourned, &next, &cutoff, &sealed, &failed);
+            scope.spawn(move || {
+                let mut seats = Seats { players: (0..config.engines.len()).map(|_| None).collect() };
+                let mut check = None;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    let Some(&g) = pending.get(i) else { break };
+                    if g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let opening = config.opening(g, &mut check);
+                    // An adjourned game resumes from its sealed moves only when
+                    // the limits involve time; otherwise it is replayed, and
+                    // comes out as it would have without the interruption.
+                    let sealed_game = adjourned.get(&g).filter(|_| !config.limits.is_deterministic());
+                    let report = play_one(config, &mut seats, g, &opening, sealed_game, &|| g >= cutoff.load(Ordering::Relaxed), &mut |snapshot| {
+                        sealed.lock().expect("sealed games").insert(g, snapshot.clone());
+                    });
+                    sealed.lock().expect("sealed games").remove(&g);
+                    match report {
+                        Ok(game) => {
+                            let _ = tx.send(Report::Played(g, Box::new(game)));
+                        }
+                        Err(MatchError::Thread(_)) => break,
+                        Err(e) => {
+                            failed.store(true, Ordering::Relaxed);
+                            let _ = tx.send(Report::Failed(e));
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+
+        let header = |g: u64| PgnHeader {
+            event: config.event.clone(),
+            date: config.date.clone(),
+            round: format!("{}.{}", g / 2 + 1, g % 2 + 1),
+            time_control: config.time_control.clone(),
+        };
+        for report in rx.iter() {
+            let (g, game) = match report {
+                Report::Played(g, game) => (g, game),
+                Report::Failed(e) => return Err(e),
+            };
+            if g >= state.cutoff {
+                continue;
+            }
+            timing.games += 1;
+            timing.engine += game.engine_time;
+            timing.games_wall += game.wall_time;
+            timing.nodes += game.nodes;
+            let finished = FinishedGame { outcome: outcome_for_first(g, game.result()), termination: game.end.termination.clone(), pgn: to_pgn(&game, &header(g)) };
+            state.finished.insert(g, finished);
+            // Commit every game that is now next in order.
+            while let Some(done) = state.finished.remove(&state.committed) {
+                if let Some(out) = pgn.as_mut() {
+                    state.pgn_bytes += out.append(&done.pgn)?;
+                }
+                let g = state.committed;
+                state.count(done.outcome);
+                if g % 2 == 1
+                    && let Some(sprt) = &sprt
+                    && config.opponents() == 1
+                {
+                    let decision = sprt.decide(&state.totals[0].penta);
+                    if decision != SprtDecision::Continue {
+                        state.stopped = Some(format!("SPRT {} after {} pairs", if decision == SprtDecision::AcceptH1 { "accepted H1" } else { "accepted H0" }, g / 2 + 1));
+                        state.cutoff = g + 1;
+                        cutoff.store(g + 1, Ordering::Relaxed);
+                        state.finished.retain(|&k, _| k <= g);
+                        break;
+                    }
+                }
+                progress.update(&state);
+            }
+            if state.committed >= state.cutoff && state.stopped.is_none() {
+                state.stopped = Some("all games played".into());
+            }
+            state.in_progress = sealed.lock().expect("sealed games").clone();
+            if let Some(path) = state_path {
+                state.save(path)?;
+            }
+            if state.stopped.is_some() {
+                break;
+            }
+        }
+        Ok(())
+    });
+    timing.wall = started.elapsed();
+    outcome?;
+    if state.stopped.is_none() && state.committed >= state.cutoff {
+        state.stopped = Some("all games played".into());
+    }
+    state.in_progress.clear();
+    if let Some(path) = state_path {
+        state.save(path)?;
+    }
+    Ok((state, timing))
+}
