@@ -340,12 +340,22 @@ pub fn verdict(state: &MatchState) -> String {
     let totals = &state.totals[0];
     let (w, d, l) = (totals.wdl.wins, totals.wdl.draws, totals.wdl.losses);
     let mut text = format!("After {} games ({} pairs), {a} scored {w} wins, {d} draws and {l} losses against {b}", totals.wdl.games(), totals.penta.pairs());
-    match totals.penta.estimate() {
-        Ok(e) => {
+    // Game pairs are the right unit (both games share an opening); when
+    // every pair scored alike they carry no spread, and the single games
+    // give the interval.
+    let estimate = match (totals.penta.estimate(), totals.wdl.estimate()) {
+        (Ok(e), _) => Ok((e, "from game pairs")),
+        (Err(_), Ok(e)) => Ok((e, "from single games: every pair scored the same")),
+        (Err(why), Err(_)) => Err(why),
+    };
+    match estimate {
+        Ok((e, basis)) => {
             let ci = e.ci95.map_or_else(|| " (interval unbounded)".to_string(), |ci| format!(" ± {ci:.1}"));
-            text.push_str(&format!(": Elo {:+.1}{ci} (95%, from game pairs), LOS {:.1}%.", e.elo, 100.0 * e.los));
+            // No "-0.0": a rounding zero has no sign.
+            let elo = if e.elo.abs() < 0.05 { 0.0 } else { e.elo };
+            text.push_str(&format!(": Elo {elo:+.1}{ci} (95%, {basis}), LOS {:.1}%.", 100.0 * e.los));
         }
-        Err(why) => text.push_str(&format!("; the pairs give no Elo estimate: {why}.")),
+        Err(why) => text.push_str(&format!("; no Elo estimate: {why}.")),
     }
     if let Some(sprt) = config.sprt_config() {
         let llr = sprt.llr(&totals.penta);

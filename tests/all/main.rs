@@ -2,8 +2,12 @@
 //! (large) library is linked once.
 
 mod common;
+mod engine;
+mod external;
 mod extract_cli;
 mod extract_edge;
 mod extract_fuzz;
 mod extract_rows;
 mod fit;
+mod notebooks;
+mod play;

@@ -1,0 +1,190 @@
+//! The bundled engine against real programs: Stockfish from Debian over
+//! UCI, played through `pgntune uci` (a subprocess) and in-process in a
+//! gauntlet; every game's result checked by replaying it.
+
+use std::collections::HashMap;
+
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use pgntune::engine::position_hash;
+use shakmaty::{Chess, Color, Position};
+
+use crate::common::*;
+
+const STOCKFISH: &str = "/usr/games/stockfish";
+
+/// Stockfish, or `None` (with a message) when it is not installed. With
+/// `PGNTUNE_REQUIRE_TOOLS=1` (as CI sets it) a missing Stockfish fails.
+fn stockfish() -> Option<&'static str> {
+    if std::path::Path::new(STOCKFISH).exists() {
+        return Some(STOCKFISH);
+    }
+    if std::env::var_os("PGNTUNE_REQUIRE_TOOLS").is_some() {
+        panic!("{STOCKFISH} is missing: apt-get install stockfish");
+    }
+    eprintln!("SKIPPED: {STOCKFISH} is not installed (apt-get install stockfish)");
+    None
+}
+
+/// One game of a PGN file, replayed.
+#[derive(Debug)]
+struct Checked {
+    white: String,
+    black: String,
+    result: String,
+    termination: String,
+    /// Why the result is right, or what is wrong with it.
+    verdict: Result<&'static str, String>,
+}
+
+struct Replayer;
+
+struct GameState {
+    tags: HashMap<String, String>,
+    pos: Chess,
+    seen: HashMap<u64, u32>,
+    error: Option<String>,
+}
+
+impl Visitor for Replayer {
+    type Tags = HashMap<String, String>;
+    type Movetext = GameState;
+    type Output = Checked;
+
+    fn begin_tags(&mut self) -> std::ops::ControlFlow<Checked, Self::Tags> {
+        std::ops::ControlFlow::Continue(HashMap::new())
+    }
+    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> std::ops::ControlFlow<Checked> {
+        tags.insert(String::from_utf8_lossy(name).into_owned(), value.decode_utf8_lossy().into_owned());
+        std::ops::ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, tags: Self::Tags) -> std::ops::ControlFlow<Checked, GameState> {
+        let pos = Chess::default();
+        let mut seen = HashMap::new();
+        seen.insert(position_hash(&pos), 1);
+        std::ops::ControlFlow::Continue(GameState { tags, pos, seen, error: None })
+    }
+    fn san(&mut self, g: &mut GameState, san: SanPlus) -> std::ops::ControlFlow<Checked> {
+        if g.error.is_none() {
+            match san.san.to_move(&g.pos) {
+                Ok(m) => {
+                    g.pos.play_unchecked(m);
+                    *g.seen.entry(position_hash(&g.pos)).or_insert(0) += 1;
+                }
+                Err(e) => g.error = Some(format!("illegal move {san}: {e}")),
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+    fn end_game(&mut self, g: GameState) -> Checked {
+        let tag = |k: &str| g.tags.get(k).cloned().unwrap_or_default();
+        let (result, termination) = (tag("Result"), tag("Termination"));
+        let mover_lost = if g.pos.turn() == Color::White { "0-1" } else { "1-0" };
+        let verdict = if let Some(e) = g.error {
+            Err(e)
+        } else if g.pos.is_checkmate() {
+            if result == mover_lost { Ok("checkmate") } else { Err(format!("checkmate but {result}")) }
+        } else if g.pos.is_stalemate() || g.pos.is_insufficient_material() {
+            if result == "1/2-1/2" { Ok("stalemate or dead position") } else { Err(format!("dead or stalemate but {result}")) }
+        } else if g.seen.get(&position_hash(&g.pos)).copied().unwrap_or(0) >= 3 || g.pos.halfmoves() >= 100 {
+            if result == "1/2-1/2" { Ok("repetition or 50 moves") } else { Err(format!("draw by rule but {result}")) }
+        } else if termination == "adjudication" {
+            Ok("adjudicated")
+        } else {
+            Err(format!("{termination}: the game is not over ({result})"))
+        };
+        Checked { white: tag("White"), black: tag("Black"), result, termination, verdict }
+    }
+}
+
+fn replay_all(path: &std::path::Path) -> Vec<Checked> {
+    let mut reader = Reader::new(std::fs::File::open(path).unwrap());
+    let mut out = Vec::new();
+    while let Some(g) = reader.read_game(&mut Replayer).unwrap() {
+        out.push(g);
+    }
+    out
+}
+
+#[test]
+fn the_uci_engine_plays_complete_games_against_stockfish() {
+    let Some(sf) = stockfish() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("sf.pgn");
+    let us = assert_cmd::cargo::cargo_bin("pgntune");
+    pgntune()
+        .args(["match", "-q", "-j", "2", "--pairs", "5", "--tc", "1+0.01", "--engine"])
+        .arg(format!("name=pgntune cmd={} arg=uci arg=--weights arg=classical", us.display()))
+        .arg("--engine")
+        .arg(format!("name=stockfish cmd={sf} option.UCI_LimitStrength=true option.UCI_Elo=1500 option.Threads=1"))
+        .arg("--pgn-out")
+        .arg(&pgn)
+        .assert()
+        .success();
+    let games = replay_all(&pgn);
+    assert_eq!(games.len(), 10);
+    for g in &games {
+        assert!(g.verdict.is_ok(), "{} - {} {}: {:?}", g.white, g.black, g.result, g.verdict);
+        assert_eq!(g.termination, "normal", "{} - {}: no time losses, crashes or illegal moves", g.white, g.black);
+    }
+}
+
+/// A UCI engine that answers the protocol but thinks far too long.
+const SLOW_ENGINE: &str = r#"import sys, time
+for line in sys.stdin:
+    cmd = line.split()
+    if not cmd: continue
+    if cmd[0] == "uci": print("id name slowpoke\nuciok", flush=True)
+    elif cmd[0] == "isready": print("readyok", flush=True)
+    elif cmd[0] == "go": time.sleep(1.6); print("bestmove e7e5", flush=True)
+    elif cmd[0] == "quit": break
+"#;
+
+#[test]
+fn a_gauntlet_against_stockfish_and_a_slow_engine() {
+    let Some(sf) = stockfish() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let slow = dir.path().join("slow.py");
+    std::fs::write(&slow, SLOW_ENGINE).unwrap();
+    let pgn = dir.path().join("gauntlet.pgn");
+    let out = pgntune()
+        .args(["match", "-q", "-j", "2", "--pairs", "2", "--tc", "1+0.01", "--engine", "name=bundled weights=classical"])
+        .arg("--engine")
+        .arg(format!("name=sf1500 cmd={sf} option.UCI_LimitStrength=true option.UCI_Elo=1500 option.Threads=1"))
+        .arg("--engine")
+        .arg(format!("name=slow cmd=python3 arg={}", slow.display()))
+        .arg("--pgn-out")
+        .arg(&pgn)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("bundled vs sf1500") && out.contains("bundled vs slow"), "{out}");
+    let games = replay_all(&pgn);
+    assert_eq!(games.len(), 8);
+    for g in &games {
+        if g.white == "slow" || g.black == "slow" {
+            // The slow engine flags on its first move; the bundled engine has mating material.
+            assert_eq!(g.termination, "time forfeit");
+            assert_eq!(g.result, if g.white == "slow" { "0-1" } else { "1-0" });
+        } else {
+            assert!(g.verdict.is_ok(), "{} - {} {}: {:?}", g.white, g.black, g.result, g.verdict);
+            assert_eq!(g.termination, "normal");
+        }
+    }
+}
+
+#[test]
+fn bench_signature_is_deterministic_and_eval_explains() {
+    let run = || String::from_utf8(pgntune().args(["bench", "--depth", "7"]).assert().success().get_output().stdout.clone()).unwrap();
+    let (a, b) = (run(), run());
+    let last = |s: &str| s.lines().last().unwrap().to_string();
+    assert!(last(&a).ends_with(" nodes"), "{a}");
+    assert_eq!(last(&a), last(&b));
+    let out = pgntune().args(["eval", "4k3/8/8/8/8/8/PPP5/RN2K2Q w - - 0 1", "--weights", "classical"]).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    for needle in ["P ", "N ", "R ", "Q ", "total:"] {
+        assert!(out.contains(needle), "{out}");
+    }
+}

@@ -1,0 +1,73 @@
+//! The exports read in real R and Octave, with the fit redone there:
+//! R's glm on the TSV, Newton iterations in Octave on the text matrix.
+//! Coefficients and standard errors must equal pgntune's to 1e-6.
+
+use std::process::Command;
+
+use crate::common::*;
+
+/// A program on the PATH, or `None` (with a message). With
+/// `PGNTUNE_REQUIRE_TOOLS=1` (as CI sets it) a missing program fails.
+fn tool(name: &str, package: &str) -> Option<String> {
+    let found = Command::new("sh").arg("-c").arg(format!("command -v {name}")).output().ok().filter(|o| o.status.success());
+    if let Some(o) = found {
+        return Some(String::from_utf8_lossy(&o.stdout).trim().to_string());
+    }
+    if std::env::var_os("PGNTUNE_REQUIRE_TOOLS").is_some() {
+        panic!("{name} is missing: apt-get install {package}");
+    }
+    eprintln!("SKIPPED: {name} is not installed (apt-get install {package})");
+    None
+}
+
+/// The `key v1 v2 …` lines the scripts print.
+fn values(output: &[u8], key: &str) -> Vec<f64> {
+    let text = String::from_utf8_lossy(output);
+    let line = text.lines().find(|l| l.split_whitespace().next() == Some(key)).unwrap_or_else(|| panic!("no '{key}' line in:\n{text}"));
+    line.split_whitespace().skip(1).map(|v| v.parse().unwrap()).collect()
+}
+
+fn close(got: &[f64], want: &[f64], what: &str) {
+    for (g, w) in got.iter().zip(want) {
+        assert!(((g - w) / w).abs() < 1e-6, "{what}: {g} vs {w}");
+    }
+}
+
+fn pgntune_fit(rows: &std::path::Path) -> (Vec<f64>, Vec<f64>) {
+    let out = pgntune().arg("fit").arg(rows).args(["--draws", "exclude", "--lambda", "0", "--solver", "newton", "--json"]).assert().success().get_output().stdout.clone();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let get = |k: &str| ["P", "N", "B", "R", "Q"].iter().map(|c| json[k][c].as_f64().unwrap()).collect();
+    (get("theta"), get("stderr"))
+}
+
+fn repo(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+#[test]
+fn r_reads_the_tsv_and_its_glm_agrees() {
+    let (Some(pgn), Some(rscript)) = (shared("pgnlearn/OpenRating.pgn"), tool("Rscript", "r-base-core")) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("rows.tsv");
+    pgntune().arg("extract").arg(&pgn).args(["-q", "--tags", "White,Black,Event,Date", "--fen", "-o"]).arg(&tsv).assert().success();
+    let out = Command::new(rscript).arg(repo("tests/external/fit.R")).arg(&tsv).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(values(&out.stdout, "rows"), [20175.0, 17957.0, 2218.0]);
+    let (theta, se) = pgntune_fit(&tsv);
+    close(&values(&out.stdout, "coef"), &theta, "R glm coefficients");
+    close(&values(&out.stdout, "se"), &se, "R standard errors");
+}
+
+#[test]
+fn octave_loads_the_matrix_and_newton_agrees() {
+    let (Some(pgn), Some(octave)) = (shared("pgnlearn/OpenRating.pgn"), tool("octave-cli", "octave")) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (txt, tsv) = (dir.path().join("rows.txt"), dir.path().join("rows.tsv"));
+    pgntune().arg("extract").arg(&pgn).args(["-q", "--format", "octave", "-o"]).arg(&txt).assert().success();
+    pgntune().arg("extract").arg(&pgn).args(["-q", "-o"]).arg(&tsv).assert().success();
+    let out = Command::new(octave).args(["--no-gui", "--norc"]).arg(repo("tests/external/fit.m")).arg(&txt).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (theta, se) = pgntune_fit(&tsv);
+    close(&values(&out.stdout, "coef"), &theta, "Octave coefficients");
+    close(&values(&out.stdout, "se"), &se, "Octave standard errors");
+}

@@ -1,0 +1,205 @@
+//! Games, matches and their statistics: scripted players through the game
+//! runner, resuming after kill -9, verify, and the SPRT stopping point.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use pgntune::dataset::GameResult;
+use pgntune::engine::Score;
+use pgntune::play::{
+    Adjudication, Clocks, DrawRules, GameSetup, MoveLimits, MoveReply, MoveRequest, Opening, Player, PlayerError, Termination, play_game,
+};
+
+use crate::common::*;
+
+/// Plays moves from a script (UCI), or misbehaves as told.
+struct Scripted {
+    name: String,
+    moves: Vec<String>,
+    next: usize,
+    think: Duration,
+    score: Option<Score>,
+}
+
+impl Scripted {
+    fn new(name: &str, moves: &[&str]) -> Scripted {
+        Scripted { name: name.into(), moves: moves.iter().map(|m| m.to_string()).collect(), next: 0, think: Duration::ZERO, score: None }
+    }
+}
+
+impl Player for Scripted {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        self.next = 0;
+        Ok(())
+    }
+    fn go(&mut self, _: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        let m = self.moves.get(self.next).cloned().ok_or_else(|| PlayerError::Crashed("script ended".into()))?;
+        self.next += 1;
+        Ok(MoveReply { uci: m, score: self.score, nodes: 1, engine_time: self.think })
+    }
+}
+
+fn play(white: &mut Scripted, black: &mut Scripted, opening: Opening, limits: MoveLimits, adjudication: Adjudication) -> pgntune::play::PlayedGame {
+    let cancel = AtomicBool::new(false);
+    let setup = GameSetup { opening: &opening, limits: &limits, adjudication: &adjudication, draw_rules: DrawRules::Claim, time_margin_ms: 0, cancel: &cancel, adjourned: None };
+    play_game(white, black, &setup, &mut |_| {}).unwrap()
+}
+
+fn fen(f: &str) -> Opening {
+    Opening { fen: Some(f.into()), moves: vec![] }
+}
+
+#[test]
+fn the_runner_ends_games_by_the_rules() {
+    let none = MoveLimits { nodes: Some(1), ..MoveLimits::default() };
+    // Fool's mate.
+    let g = play(&mut Scripted::new("w", &["f2f3", "g2g4"]), &mut Scripted::new("b", &["e7e5", "d8h4"]), Opening::default(), none.clone(), Adjudication::default());
+    assert_eq!((g.result(), g.end.termination.clone()), (GameResult::BlackWins, Termination::Checkmate));
+    let pgn = pgntune::play::to_pgn(&g, &pgntune::play::PgnHeader { event: "t".into(), date: "2026.11.30".into(), round: "1".into(), time_control: "-".into() });
+    assert!(pgn.contains("1. f3 e5 2. g4 Qh4# {Black mates} 0-1"), "{pgn}");
+    // Stalemate from a real ending: Kh6/Qg6... after Qg6 black (Kh8) has no move.
+    let g = play(&mut Scripted::new("w", &["f5g6"]), &mut Scripted::new("b", &[]), fen("7k/8/7K/5Q2/8/8/8/8 w - - 0 1"), none.clone(), Adjudication::default());
+    assert_eq!((g.result(), g.end.termination.clone()), (GameResult::Draw, Termination::Stalemate));
+    // Dead position: the last pawn taken, K+N v K.
+    let g = play(&mut Scripted::new("w", &["f3e5"]), &mut Scripted::new("b", &[]), fen("4k3/8/8/4p3/8/5N2/8/4K3 w - - 0 1"), none.clone(), Adjudication::default());
+    assert_eq!(g.end.termination, Termination::DeadPosition);
+    // Threefold repetition by knight shuffles from the start position.
+    let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
+    let (w, b): (Vec<&str>, Vec<&str>) = (shuffle.iter().step_by(2).copied().collect(), shuffle.iter().skip(1).step_by(2).copied().collect());
+    let g = play(&mut Scripted::new("w", &w), &mut Scripted::new("b", &b), Opening::default(), none.clone(), Adjudication::default());
+    assert_eq!((g.end.termination.clone(), g.sans.len()), (Termination::Repetition(3), 8));
+    // The 50-move rule: the 100th quiet ply.
+    let g = play(&mut Scripted::new("w", &["a1a2"]), &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 70"), none.clone(), Adjudication::default());
+    assert_eq!(g.end.termination, Termination::FiftyMoves);
+    // An illegal move loses; so does a crash.
+    let g = play(&mut Scripted::new("w", &["e2e5"]), &mut Scripted::new("b", &[]), Opening::default(), none.clone(), Adjudication::default());
+    assert_eq!((g.result(), g.end.termination.clone()), (GameResult::BlackWins, Termination::IllegalMove("e2e5".into())));
+    let g = play(&mut Scripted::new("w", &["e2e4"]), &mut Scripted::new("b", &[]), Opening::default(), none, Adjudication::default());
+    assert_eq!(g.result(), GameResult::WhiteWins);
+    assert!(matches!(g.end.termination, Termination::EngineFailure(_)));
+}
+
+#[test]
+fn flag_fall_loses_unless_the_opponent_cannot_mate() {
+    let clocks = MoveLimits { clocks: Some(Clocks { white_ms: 1000, black_ms: 1000, increment_ms: 0 }), ..MoveLimits::default() };
+    let mut slow = Scripted::new("slow", &["e1e2"]);
+    slow.think = Duration::from_millis(1500);
+    // Black has a rook: White's flag loses.
+    let g = play(&mut slow, &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/r7/4K3 w - - 0 1"), clocks.clone(), Adjudication::default());
+    assert_eq!((g.result(), g.end.termination.clone()), (GameResult::BlackWins, Termination::TimeForfeit));
+    // Black has a lone knight and White nothing to block with: a draw.
+    let mut slow = Scripted::new("slow", &["e1e2"]);
+    slow.think = Duration::from_millis(1500);
+    let g = play(&mut slow, &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/n7/4K3 w - - 0 1"), clocks, Adjudication::default());
+    assert_eq!((g.result(), g.end.termination.clone()), (GameResult::Draw, Termination::TimeForfeitDraw));
+}
+
+#[test]
+fn adjudication_through_the_runner() {
+    let none = MoveLimits { nodes: Some(1), ..MoveLimits::default() };
+    let moves = ["g1f3", "g8f6", "b1c3", "b8c6", "e2e4", "e7e5"];
+    let (w, b): (Vec<&str>, Vec<&str>) = (moves.iter().step_by(2).copied().collect(), moves.iter().skip(1).step_by(2).copied().collect());
+    let (mut white, mut black) = (Scripted::new("w", &w), Scripted::new("b", &b));
+    white.score = Some(Score::Cp(900));
+    black.score = Some(Score::Cp(-900));
+    let resign = Adjudication { resign: Some("movecount=2 score=600".parse().unwrap()), ..Adjudication::default() };
+    let g = play(&mut white, &mut black, Opening::default(), none.clone(), resign);
+    assert_eq!((g.result(), g.end.termination.clone(), g.sans.len()), (GameResult::WhiteWins, Termination::ResignAdjudication, 4));
+    let g = play(&mut Scripted::new("w", &w), &mut Scripted::new("b", &b), Opening::default(), none, Adjudication { maxmoves: Some(2), ..Adjudication::default() });
+    assert_eq!((g.end.termination.clone(), g.sans.len()), (Termination::MaxMoves, 4));
+}
+
+fn match_args(pgn: &std::path::Path, pairs: u32) -> Vec<String> {
+    let mut args: Vec<String> = ["match", "--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "2500", "-q", "--pgn-out"]
+        .map(String::from)
+        .to_vec();
+    args.push(pgn.display().to_string());
+    args.extend(["--pairs".to_string(), pairs.to_string()]);
+    args
+}
+
+#[test]
+fn a_match_killed_at_any_moment_resumes_to_the_same_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let (full, cut) = (dir.path().join("full.pgn"), dir.path().join("cut.pgn"));
+    let whole = pgntune().args(match_args(&full, 8)).args(["-j", "2"]).assert().success().get_output().stdout.clone();
+    // The same match, killed (SIGKILL) twice part-way (once right after a
+    // game was saved, once between saves), then resumed on one thread.
+    let bin = assert_cmd::cargo::cargo_bin("pgntune");
+    let state = format!("{}.state.json", cut.display());
+    let committed = || -> u64 {
+        std::fs::read_to_string(&state).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).and_then(|v| v["committed"].as_u64()).unwrap_or(0)
+    };
+    for (round, extra_ms) in [(0, 0), (1, 150)] {
+        let before = committed();
+        let mut child = if round == 0 {
+            std::process::Command::new(&bin).args(match_args(&cut, 8)).args(["-j", "2"]).stdout(std::process::Stdio::null()).spawn().unwrap()
+        } else {
+            std::process::Command::new(&bin).args(["match", "-q", "--resume", &state]).stdout(std::process::Stdio::null()).spawn().unwrap()
+        };
+        let started = std::time::Instant::now();
+        while committed() < before + 3 && started.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(extra_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(committed() < 16, "the match finished before it could be interrupted");
+        // Whatever is on disk holds only whole games.
+        let text = std::fs::read_to_string(&cut).unwrap_or_default();
+        assert!(text.is_empty() || text.ends_with("\n\n"), "a half-written game: {:?}", &text[text.len().saturating_sub(80)..]);
+    }
+    let resumed = pgntune().args(["match", "-q", "-j", "1", "--resume", &state]).assert().success().get_output().stdout.clone();
+    assert_eq!(std::fs::read(&full).unwrap(), std::fs::read(&cut).unwrap(), "the resumed PGN differs");
+    assert_eq!(String::from_utf8_lossy(&whole), String::from_utf8_lossy(&resumed), "the resumed statistics differ");
+    assert_eq!(std::fs::read_to_string(&full).unwrap().matches("[Event ").count(), 16);
+}
+
+#[test]
+fn match_results_do_not_depend_on_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one.pgn"), dir.path().join("two.pgn"));
+    let a = pgntune().args(match_args(&one, 4)).args(["-j", "1"]).assert().success().get_output().stdout.clone();
+    let b = pgntune().args(match_args(&two, 4)).args(["-j", "2"]).assert().success().get_output().stdout.clone();
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn verify_classical_against_flat_accepts_h1_and_a_preset_against_itself_is_level() {
+    let out = pgntune().args(["verify", "classical", "--baseline", "flat", "--nodes", "1500", "-q"]).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("accepted H1") && out.contains("classical is stronger than flat"), "{out}");
+    let games: u64 = out.split("After ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(games <= 300, "H1 should be accepted quickly, took {games} games");
+
+    let out = pgntune().args(["verify", "kaissa", "--baseline", "kaissa", "--nodes", "1000", "--max-pairs", "20", "-q"]).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    // "Elo +0.0 ± 92.2": the interval contains 0.
+    let elo: f64 = out.split("Elo ").last().unwrap().split(' ').next().unwrap().parse().unwrap();
+    let ci: f64 = out.split("± ").last().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(elo - ci < 0.0 && 0.0 < elo + ci, "{out}");
+}
+
+#[test]
+fn stats_from_counts_match_the_published_numbers() {
+    let out = pgntune().args(["stats", "--wdl", "136", "111", "96"]).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8_lossy(&out).contains("Elo 40.70 ± 30.43 (95%), nElo 49.77 ± 36.77, LOS 99.60%"));
+    let out = pgntune().args(["stats", "--penta", "34", "54", "63", "64", "75"]).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8_lossy(&out).contains("Elo 55.58 ± 27.65 (95%), nElo 57.94 ± 28.28"));
+    let out = pgntune()
+        .args(["stats", "--penta", "379", "10170", "21828", "10640", "343", "--sprt", "elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.contains("H1 accepted") && out.contains("LLR 2.945 (generalised SPRT") && out.contains("2.946 by fishtest"), "{out}");
+    let out = pgntune().args(["stats", "--wdl", "5", "0", "0"]).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(!out.contains("inf") && !out.contains("NaN") && out.contains("no losses"), "{out}");
+}
