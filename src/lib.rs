@@ -12,6 +12,7 @@
 //!
 //! The library never prints; the command-line layer does.
 
+pub mod analysis;
 pub mod atomic;
 pub mod cli;
 pub mod dataset;

@@ -81,7 +81,8 @@ pub struct FitArgs {
 }
 
 impl FitArgs {
-    fn config(&self) -> Result<FitConfig> {
+    /// The fit configuration these arguments describe.
+    pub fn fit_config(&self) -> Result<FitConfig> {
         if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
             bail!("--lambda must be a non-negative number");
         }
@@ -154,7 +155,7 @@ pub struct FitCommand {
 }
 
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
-    let config = args.fit.config()?;
+    let config = args.fit.fit_config()?;
     for path in &args.datasets {
         if path.is_dir() {
             bail!("{}: is a directory, not a dataset", path.display());
@@ -201,7 +202,7 @@ fn bundled_sample() -> Result<String> {
 }
 
 pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
-    let fit_config = args.fit.config()?;
+    let fit_config = args.fit.fit_config()?;
     let extract_config = args.read.config()?;
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();

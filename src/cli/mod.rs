@@ -4,6 +4,7 @@
 //! configurations, and handed to the library. Errors come back typed and
 //! are printed once, as one line, with exit code 2.
 
+mod analyze;
 mod engine;
 mod extract;
 mod fit;
@@ -40,6 +41,8 @@ enum Command {
     Bench(engine::BenchCommand),
     /// Evaluate a position and show each feature's contribution.
     Eval(engine::EvalCommand),
+    /// Score curves, piece values per group (player, era, rating, ...), comparisons between collections, plots.
+    Analyze(analyze::AnalyzeCommand),
     /// Play one game between two weight sets with the bundled engine and print it as PGN.
     Play(play::PlayCommand),
     /// Play a match or gauntlet: bundled engines in-process, other engines over UCI; Elo, pairs and SPRT.
@@ -64,6 +67,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Uci(args) => engine::run_uci(args),
         Command::Bench(args) => engine::run_bench_command(args),
         Command::Eval(args) => engine::run_eval(args),
+        Command::Analyze(args) => analyze::run_analyze(args),
         Command::Play(args) => play::run_play(args),
         Command::Match(args) => play::run_match_command(args),
         Command::Verify(args) => play::run_verify(args),

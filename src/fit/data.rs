@@ -43,6 +43,8 @@ pub struct MergedRows {
     pub games: Option<Vec<GameRows>>,
     /// Number of games seen (with game ids), or `None` when unknown.
     pub game_count: Option<u64>,
+    /// How many of them were decisive.
+    pub decisive_games: Option<u64>,
 }
 
 impl MergedRows {
@@ -88,7 +90,15 @@ impl MergedRows {
                 counts[r as usize][slot(game.result)] += 1.0;
             }
         }
-        MergedRows { columns: self.columns.clone(), features: self.features.clone(), counts, games: None, game_count: Some(games.len() as u64) }
+        let decisive = games.iter().filter(|&&g| all[g].result != GameResult::Draw).count() as u64;
+        MergedRows {
+            columns: self.columns.clone(),
+            features: self.features.clone(),
+            counts,
+            games: None,
+            game_count: Some(games.len() as u64),
+            decisive_games: Some(decisive),
+        }
     }
 }
 
@@ -164,6 +174,18 @@ impl RowMerger {
         }
     }
 
+    /// Adds rows that share one feature vector: `counts` rows per result
+    /// `[black won, draw, white won]`, without game ids.
+    pub fn add_counts(&mut self, features: &[f64], counts: ResultCounts) {
+        for (slot, result) in [GameResult::BlackWins, GameResult::Draw, GameResult::WhiteWins].into_iter().enumerate() {
+            if counts[slot] > 0.0 {
+                self.add(features, result, None);
+                let i = self.index[self.key.as_slice()] as usize;
+                self.merged.counts[i][slot] += counts[slot] - 1.0;
+            }
+        }
+    }
+
     /// Adds every row of an extraction batch (features are integers there).
     pub fn add_batch(&mut self, batch: &RowBatch) {
         let mut x = vec![0.0; batch.width];
@@ -179,6 +201,7 @@ impl RowMerger {
     pub fn finish(mut self) -> MergedRows {
         if self.last_game.is_some() {
             self.merged.game_count = Some(self.games.len() as u64);
+            self.merged.decisive_games = Some(self.games.iter().filter(|g| g.result != GameResult::Draw).count() as u64);
             if self.track_games {
                 self.merged.games = Some(self.games);
             }

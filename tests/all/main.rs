@@ -1,6 +1,7 @@
 //! pgntune's integration tests: one test binary, a module per topic, so the
 //! (large) library is linked once.
 
+mod analyze;
 mod common;
 mod engine;
 mod external;

@@ -1,0 +1,58 @@
+//! `pgntune analyze`: the score curve and α, groups, comparisons, figures.
+
+use crate::common::*;
+
+fn run(args: &[&str]) -> String {
+    String::from_utf8(pgntune().arg("analyze").args(args).arg("-q").assert().success().get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn openrating_curve_alpha_and_three_figures() {
+    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&[pgn.to_str().unwrap(), "--plot", dir.path().to_str().unwrap()]);
+    // The maximum-likelihood α on all rows and on decisive rows bracket the article's 0.7 drawn by eye.
+    assert!(out.contains("α = 0.6614, 95% CI [0.6382, 0.6846]"), "{out}");
+    assert!(out.contains("decisive rows only: α = 0.7507, 95% CI [0.7217, 0.7796]"), "{out}");
+    // The curve's cell at +1 pawn: 2441 rows scoring 0.627.
+    assert!(out.lines().any(|l| l.split_whitespace().take(3).collect::<Vec<_>>() == ["+1.0", "2441", "0.627"]), "{out}");
+    for (name, title) in [("score_curve", "Expected score vs material balance"), ("convergence", "Convergence of the fit"), ("groups", "Piece values by draw model")] {
+        let png = std::fs::read(dir.path().join(format!("{name}.png"))).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{name}.png");
+        let svg = std::fs::read_to_string(dir.path().join(format!("{name}.svg"))).unwrap();
+        assert!(svg.contains(title), "{name}.svg has no title");
+    }
+}
+
+#[test]
+fn human_collections_grouped_by_player() {
+    let Some(dir) = shared("human") else { return };
+    let mut files: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path().display().to_string()).collect();
+    files.sort();
+    let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
+    args.extend(["--group-by", "player"]);
+    let out = run(&args);
+    let table: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Piece values by player")).skip(2).collect();
+    assert_eq!(table.len(), 25, "{out}");
+    // Every player with enough decisive games has four values with intervals; Morphy (193) does not.
+    for line in &table {
+        if line.starts_with("Morphy") {
+            assert!(line.contains("too few decisive games (193 < 250)"), "{line}");
+        } else {
+            assert_eq!(line.matches('[').count(), 4, "{line}");
+        }
+    }
+    let karpov = table.iter().find(|l| l.starts_with("Karpov")).unwrap();
+    assert!(karpov.contains("285 [259, 310]"), "{karpov}");
+}
+
+#[test]
+fn comparing_engine_and_human_games_gives_z_scores() {
+    let (Some(engine), Some(human)) = (shared("pgnlearn/OpenRating.pgn"), shared("human/Kasparov.pgn")) else { return };
+    let out = run(&[engine.to_str().unwrap(), human.to_str().unwrap(), "--compare"]);
+    let lines: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Piece values by input")).collect();
+    assert!(lines[2].starts_with("OpenRating") && lines[3].starts_with("Kasparov"), "{out}");
+    let z: Vec<f64> = lines[4].split_whitespace().skip(1).map(|v| v.parse().unwrap()).collect();
+    assert_eq!(z.len(), 4);
+    assert!(z.iter().all(|z| *z < -3.0), "Kasparov's games value pieces lower than engines': {z:?}");
+}
