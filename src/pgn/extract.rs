@@ -313,6 +313,9 @@ fn run_parallel(
     }
 
     std::thread::scope(|scope| {
+        // The consumer owns the ticket sender: if it stops early (an output
+        // error), dropping it wakes a reader waiting for a ticket.
+        let ticket_tx = ticket_tx;
         let reader_tx = result_tx.clone();
         scope.spawn(move || {
             pool.scope_fifo(|batches_scope| {
@@ -408,8 +411,9 @@ where
                 Err(error) if stream.stream_failed.load(Ordering::Relaxed) || error.kind() != io::ErrorKind::InvalidData => {
                     return Err(ExtractError::Read { path: source.to_string(), source: error });
                 }
-                // pgn-reader lost its place (unterminated tag or comment); it
-                // recovers at the next line, and the game it was in is unreadable.
+                // pgn-reader lost its place: after an unterminated tag it
+                // recovers at the next line; an unterminated comment runs to
+                // the end of the input. Either way the game is unreadable.
                 Err(parse_error) => {
                     let lost = GameRecord { input: input_no, parse_error: Some(parse_error.to_string()), ..GameRecord::default() };
                     joiner.push(lost, &mut complete);

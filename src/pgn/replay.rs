@@ -68,7 +68,7 @@ pub fn start_position(record: &GameRecord) -> Result<Chess, StartError> {
     let rules = Rules::from_variant_tag(record.variant.as_deref())
         .ok_or_else(|| StartError::Variant(String::from_utf8_lossy(record.variant.as_deref().unwrap_or(b"")).into_owned()))?;
     let Some(fen) = &record.fen else { return Ok(Chess::default()) };
-    let fen = Fen::from_ascii(trim_ascii(fen)).map_err(|e| StartError::Fen(format!("{e}: '{}'", String::from_utf8_lossy(fen))))?;
+    let fen = Fen::from_ascii(fen.trim_ascii()).map_err(|e| StartError::Fen(format!("{e}: '{}'", String::from_utf8_lossy(fen))))?;
     // Standard games with odd castling notation (X-FEN files, Shredder-FEN)
     // are still standard chess; Chess960 parsing reads both notations.
     let first = fen.clone().into_position::<Chess>(rules.castling_mode());
@@ -78,10 +78,6 @@ pub fn start_position(record: &GameRecord) -> Result<Chess, StartError> {
         (Err(e), Rules::Chess960) => Err(e),
     };
     pos.or_else(|e| e.ignore_invalid_ep_square()).map_err(|e| StartError::Fen(e.to_string()))
-}
-
-fn trim_ascii(bytes: &[u8]) -> &[u8] {
-    bytes.trim_ascii()
 }
 
 /// Why a move of the main line could not be played.

@@ -279,3 +279,32 @@ fn outputs_are_byte_identical_for_one_and_two_threads() {
         assert!(one == two, "{ext}: --threads 1 and --threads 2 differ");
     }
 }
+
+/// An output that fails part-way must end the extraction with its error on
+/// every thread count. The parallel reader waits for a ticket from the
+/// consumer; if the consumer stopped without releasing them the run hung.
+#[test]
+fn a_failing_output_ends_the_run_with_its_error() {
+    let game = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 1-0\n\n";
+    let text = game.repeat(40_000);
+    for threads in [1, 2, 4] {
+        let input = memory("many.pgn", &text);
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let config = ExtractConfig { threads, ..ExtractConfig::default() };
+            let mut batches = 0;
+            let outcome = pgntune::pgn::extract(&[input], &config, &pgntune::pgn::extract::NoProgress, |_| {
+                batches += 1;
+                if batches < 3 {
+                    Ok(())
+                } else {
+                    Err(pgntune::dataset::DatasetError::Io { path: "out.mat".into(), source: std::io::Error::other("disk full") })
+                }
+            });
+            let _ = done_tx.send(outcome.map(|_| ()).map_err(|e| e.to_string()));
+        });
+        let outcome = done_rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("--threads {threads}: extraction hung after its output failed"));
+        let message = outcome.expect_err("the output error is returned");
+        assert!(message.contains("disk full"), "--threads {threads}: {message}");
+    }
+}
