@@ -1,6 +1,7 @@
 //! Reading datasets back for fitting: pgnlearn `.mat` files and the `.csv`,
-//! `.tsv` and `.parquet` files `pgntune extract` writes. Rows stream into a
-//! [`RowMerger`], so only distinct feature vectors are kept in memory.
+//! `.tsv` and `.parquet` files `pgntune extract` writes. Text rows stream
+//! into a [`RowMerger`], which keeps distinct feature vectors (and game
+//! ids); a Parquet file is read whole by polars first.
 //!
 //! In CSV, TSV and Parquet the feature columns are the columns before
 //! `result` (0, 0.5 or 1); a `game` column, when present, groups rows by
@@ -80,6 +81,7 @@ impl Loader {
     fn read_mat(&mut self, path: &Path) -> Result<(), DatasetError> {
         let file = File::open(path).map_err(io_error(path))?;
         let mut width: Option<usize> = None;
+        let mut n_checked: Option<bool> = None;
         for (n, line) in BufReader::new(file).lines().enumerate() {
             let line = line.map_err(io_error(path))?;
             let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
@@ -96,7 +98,8 @@ impl Loader {
             }
             let code = numbers[w - 1];
             let result = GameResult::from_mat_code(code).ok_or_else(|| at(format!("result code {code} is not 0, 1 or 2")))?;
-            if self.merger.is_none() || self.x.len() != w - 1 {
+            // The first line of each file fixes (and checks) its columns.
+            if n_checked.replace(true).is_none() {
                 let columns = if w - 1 == 5 {
                     ["P", "N", "B", "R", "Q"].map(String::from).to_vec()
                 } else {

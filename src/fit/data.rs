@@ -154,6 +154,10 @@ impl RowMerger {
             }
         };
         self.merged.counts[i as usize][slot(result)] += 1.0;
+        if game.is_none() && self.track_games {
+            // A row without a game id is its own unit for resampling.
+            self.games.push(GameRows { result, rows: vec![i] });
+        }
         if let Some(id) = game {
             // Rows of a game usually arrive together: skip the map for them.
             let g = match self.last_game {
@@ -231,5 +235,20 @@ mod tests {
         // Game 1 twice, game 0 not at all.
         let resampled = merged.with_games(&[1, 1]);
         assert_eq!(resampled.counts, [[0.0, 2.0, 0.0], [0.0, 2.0, 0.0]]);
+    }
+
+    #[test]
+    fn rows_without_game_ids_are_resampled_one_by_one() {
+        let mut m = RowMerger::new(vec!["a".into()], true);
+        m.add(&[1.0], GameResult::WhiteWins, None);
+        m.add(&[1.0], GameResult::BlackWins, None);
+        m.add(&[2.0], GameResult::Draw, Some(3));
+        let merged = m.finish();
+        let games = merged.games.as_ref().unwrap();
+        assert_eq!(games.len(), 3);
+        // The whole sample reproduces the counts; the first row alone is one unit.
+        let all: Vec<usize> = (0..games.len()).collect();
+        assert_eq!(merged.with_games(&all).counts, merged.counts);
+        assert_eq!(merged.with_games(&[0]).counts, [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]);
     }
 }

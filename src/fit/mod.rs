@@ -318,6 +318,9 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
         Some((fraction, seed)) => Some(uncertainty::holdout(rows, config, param, fraction, seed)?),
         None => None,
     };
+    if holdout.as_ref().is_some_and(|h| !h.converged) {
+        warnings.push("the fit on the training games did not converge: the holdout metrics are of an unfinished fit".into());
+    }
 
     let rows_used = match config.draws {
         DrawMode::Exclude => totals[0] + totals[2],

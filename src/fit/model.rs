@@ -120,11 +120,6 @@ impl BinaryProblem {
         BinaryProblem { design, pos, neg, total, lambda, mask, loss }
     }
 
-    /// Total weight of the rows in the fit (draws count fully in `half`).
-    pub fn total(&self) -> f64 {
-        self.total
-    }
-
     /// The design matrix.
     pub fn design(&self) -> &Design {
         &self.design
@@ -207,8 +202,18 @@ impl BinaryProblem {
             }
         };
         let hessian_weights: Vec<f64> = z.iter().enumerate().map(|(i, &zi)| self.row_gradient_weight(i, zi).1).collect();
-        let spread: Vec<f64> =
-            z.iter().enumerate().map(|(i, &zi)| self.pos[i] * per_row(zi, 1.0).powi(2) + self.neg[i] * per_row(zi, 0.0).powi(2)).collect();
+        // Each observation's own gradient: a draw (target ½ with draws as
+        // half points) is one observation, not two halves at 1 and 0.
+        let half = self.pos.iter().zip(&self.design.counts).any(|(p, c)| c[1] > 0.0 && *p > c[2]);
+        let spread: Vec<f64> = z
+            .iter()
+            .enumerate()
+            .map(|(i, &zi)| {
+                let [losses, draws, wins] = self.design.counts[i];
+                let draws = if half { draws * per_row(zi, 0.5).powi(2) } else { 0.0 };
+                wins * per_row(zi, 1.0).powi(2) + losses * per_row(zi, 0.0).powi(2) + draws
+            })
+            .collect();
         let h = weighted_gram(&self.design.x, &hessian_weights);
         let g = weighted_gram(&self.design.x, &spread);
         let hinv = super::linalg::spd_inverse(&h).ok()?;
@@ -319,9 +324,9 @@ fn ordinal_terms(s: f64, c: f64, counts: &[f64; 3]) -> OrdinalTerms {
         dcc: -wins * dw - losses * dl,
     };
     if draws > 0.0 {
-        // P(draw) = σ(c − s) − σ(−c − s), computed as a difference of
-        // sigmoids without cancellation for wide bands.
-        let pd = (sigmoid(c - s) - sigmoid(-c - s)).max(f64::MIN_POSITIVE);
+        // P(draw) = σ(c − s) − σ(−c − s) = σ(c − s)·σ(c + s)·(1 − e^(−2c)):
+        // the product form does not cancel when |s| is large.
+        let pd = (sigmoid(c - s) * sigmoid(c + s) * -(-2.0 * c).exp_m1()).max(f64::MIN_POSITIVE);
         let d_s = -dw + dl;
         let d_c = dw + dl;
         let d_ss = -d2w - d2l;
@@ -353,11 +358,6 @@ impl OrdinalProblem {
     /// The design matrix.
     pub fn design(&self) -> &Design {
         &self.design
-    }
-
-    /// Total rows.
-    pub fn total(&self) -> f64 {
-        self.total
     }
 
     /// A starting point: θ = 0 and the band that gives the observed draw rate.
@@ -537,7 +537,7 @@ mod tests {
         for (s, c) in [(0.0, 0.5), (3.0, 0.1), (-20.0, 2.0)] {
             let pw = sigmoid(s - c);
             let pl = sigmoid(-s - c);
-            let pd = sigmoid(c - s) - sigmoid(-c - s);
+            let pd = sigmoid(c - s) * sigmoid(c + s) * -(-2.0 * c).exp_m1();
             assert!((pw + pl + pd - 1.0).abs() < 1e-12);
         }
     }

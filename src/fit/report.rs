@@ -226,28 +226,41 @@ impl FitReport {
         Value::Object(o)
     }
 
-    /// The trace as CSV: `iteration`, the normalised values (the raw θ when
-    /// there is no reference column), `loss`.
-    pub fn trace_csv(&self) -> String {
+    /// Every iterate as (iteration, values, loss): values normalised to the
+    /// reference column = 100 (the raw θ when there is none; 0 while the
+    /// reference weight is still 0, as at the start).
+    pub fn normalised_trace(&self) -> Vec<(u64, Vec<f64>, f64)> {
         let offset = usize::from(self.intercept.is_some());
+        self.trace
+            .iter()
+            .map(|p| {
+                let theta = |j: usize| p.param[offset + j];
+                let values = (0..self.columns.len())
+                    .map(|j| match self.reference {
+                        Some(r) if theta(r) != 0.0 => 100.0 * theta(j) / theta(r),
+                        Some(_) => 0.0,
+                        None => theta(j),
+                    })
+                    .collect();
+                (p.iteration, values, p.cost)
+            })
+            .collect()
+    }
+
+    /// The trace as CSV: `iteration`, the normalised values, `loss`.
+    pub fn trace_csv(&self) -> String {
         let mut out = String::from("iteration");
         for c in &self.columns {
             out.push(',');
             out.push_str(c);
         }
         out.push_str(",loss\n");
-        for p in &self.trace {
-            out.push_str(&p.iteration.to_string());
-            let theta = |j: usize| p.param[offset + j];
-            for j in 0..self.columns.len() {
-                let v = match self.reference {
-                    Some(r) if theta(r) != 0.0 => 100.0 * theta(j) / theta(r),
-                    Some(_) => 0.0,
-                    None => theta(j),
-                };
+        for (iteration, values, cost) in self.normalised_trace() {
+            out.push_str(&iteration.to_string());
+            for v in values {
                 out.push_str(&format!(",{v}"));
             }
-            out.push_str(&format!(",{}\n", p.cost));
+            out.push_str(&format!(",{cost}\n"));
         }
         out
     }

@@ -1,5 +1,5 @@
-//! Running the solvers: argmin's L-BFGS (More-Thuente line search) and
-//! Newton method, and the fixed-step gradient descent of the 2015 article,
+//! Running the solvers: argmin's L-BFGS (Hager-Zhang line search, with
+//! More-Thuente as a fallback) and Newton method, and the fixed-step gradient descent of the 2015 article,
 //! written as an argmin [`Solver`] because argmin has no fixed-step variant.
 //! A trace observer records every iterate for `--trace`.
 
@@ -20,7 +20,7 @@ use super::linalg::SymMatrix;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
-    /// Limited-memory BFGS with a More-Thuente line search (argmin).
+    /// Limited-memory BFGS with a Hager-Zhang line search (argmin).
     Lbfgs,
     /// Newton's method with the analytic Hessian (argmin).
     Newton,
@@ -330,13 +330,19 @@ where
     }
 
     fn next_iter(&mut self, problem: &mut Problem<O>, state: NewtonState) -> Result<(NewtonState, Option<KV>), Error> {
+        let before = (state.get_param().cloned(), state.get_cost());
         let (state, kv) = self.inner.next_iter(problem, state)?;
         let param = state.get_param().cloned().expect("the inner solver sets parameters");
         let cost = problem.cost(&param)?;
         let gradient = problem.gradient(&param)?;
         if !cost.is_finite() || gradient.iter().any(|g| !g.is_finite()) {
-            let state = state.cost(f64::INFINITY);
-            return Ok((state.terminate_with(TerminationReason::SolverExit("diverged (cost is no longer finite)".into())), kv));
+            // Stop on the last finite iterate, so that the caller reports a
+            // diverged run rather than NaN weights.
+            let mut state = state.cost(before.1);
+            if let Some(p) = before.0 {
+                state = state.param(p);
+            }
+            return Ok((state.terminate_with(TerminationReason::SolverExit("diverged (the cost is no longer finite)".into())), kv));
         }
         Ok((state.cost(cost).gradient(gradient), kv))
     }

@@ -219,6 +219,8 @@ pub struct HoldoutSummary {
     pub train: Metrics,
     /// On the held-out games.
     pub test: Metrics,
+    /// Whether the fit on the training games converged.
+    pub converged: bool,
 }
 
 /// Metrics of parameters `param` on `rows`.
@@ -281,5 +283,6 @@ pub(crate) fn holdout(rows: &MergedRows, config: &FitConfig, start: &Array1<f64>
         by_game,
         train: metrics(&train_rows, &refit, &solution.param),
         test: metrics(&test_rows, &refit, &solution.param),
+        converged: solution.converged,
     })
 }
