@@ -134,9 +134,21 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Start a new match even if the state file of an earlier one exists (its PGN is overwritten).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl RunArgs {
+    /// Refuses to start a new match over an earlier one's state, which
+    /// would overwrite its games, unless --force.
+    fn check_fresh(&self) -> Result<()> {
+        if let Some(state) = self.state_path().filter(|p| p.exists() && !self.force) {
+            bail!("{} holds an earlier match: continue it with --resume {0}, or pass --force to start afresh", state.display());
+        }
+        Ok(())
+    }
+
     fn threads(&self) -> usize {
         self.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
     }
@@ -304,6 +316,7 @@ pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
         time_control,
         vary_weights: None,
     };
+    args.run.check_fresh()?;
     run_and_report(MatchState::new(config), &args.run)?;
     Ok(())
 }
@@ -398,6 +411,7 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<()> {
         time_control,
         vary_weights: None,
     };
+    args.run.check_fresh()?;
     let state = run_and_report(MatchState::new(config), &args.run)?;
     println!("\n{}", verdict(&state));
     Ok(())
@@ -439,6 +453,8 @@ pub(super) fn run_selfplay(args: SelfplayCommand) -> Result<()> {
     let white = EngineSpec::bundled("pgntune", &args.weights).map_err(anyhow::Error::msg)?;
     let black = EngineSpec { name: "pgntune".into(), ..white.clone() };
     let (limits, time_control) = args.limits.limits(Some(3000))?;
+    // Fail now, not after the games, if the output cannot be written.
+    drop(AtomicFile::create(&args.out)?);
     // Games go to a plain PGN beside the output, compressed at the end.
     let plain = args.out.with_file_name(format!(".{}.games.pgn", args.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()));
     let config = MatchConfig {
@@ -457,7 +473,7 @@ pub(super) fn run_selfplay(args: SelfplayCommand) -> Result<()> {
         time_control,
         vary_weights: Some(args.vary),
     };
-    let run = RunArgs { concurrency: args.concurrency, pgn_out: Some(plain.clone()), state: None, quiet: args.quiet };
+    let run = RunArgs { concurrency: args.concurrency, pgn_out: Some(plain.clone()), state: None, quiet: args.quiet, force: true };
     let threads = run.threads();
     let bar = MatchBar::new(config.total_games(), args.quiet);
     let result = run_match(MatchState::new(config), None, threads, &bar);
@@ -470,8 +486,8 @@ pub(super) fn run_selfplay(args: SelfplayCommand) -> Result<()> {
         }
     };
     let text = std::fs::read(&plain).with_context(|| plain.display().to_string())?;
-    let _ = std::fs::remove_file(&plain);
     write_compressed(&args.out, &text)?;
+    let _ = std::fs::remove_file(&plain);
     eprintln!(
         "{} games written to {} in {:.1} s ({:.0} games/min)",
         state.committed,

@@ -10,21 +10,25 @@ use shakmaty::Color;
 use super::rules::{GameEnd, Termination};
 use crate::engine::Score;
 
-/// `--resign movecount=3 score=600`: the game is adjudicated lost for a
-/// side when, for `movecount` consecutive moves of each side, that side's
-/// engine scores its position at `−score` or worse and the opponent's
-/// engine scores its own at `+score` or better.
+/// `--resign movecount=3 score=600 [twosided=true]`, as fastchess has it:
+/// a side resigns when its engine scores its own position at `−score` or
+/// worse for `movecount` consecutive moves; with `twosided=true` the
+/// opponent's engine must also score its own at `+score` or better.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResignRule {
     /// Consecutive moves per side.
     pub movecount: u32,
-    /// Threshold in centipawns.
+    /// Threshold in centipawns (positive).
     pub score: i32,
+    /// Both engines must agree.
+    #[serde(default)]
+    pub twosided: bool,
 }
 
 /// `--draw movenumber=40 movecount=8 score=10`: from move `movenumber` on,
 /// when both engines score within ±`score` for `movecount` consecutive
-/// moves each, the game is a draw.
+/// moves each, with no capture or pawn move in between (fastchess resets
+/// the count whenever the half-move clock does), the game is a draw.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DrawRule {
     /// First move number at which the rule applies.
@@ -52,8 +56,23 @@ impl FromStr for ResignRule {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let v = parse_pairs(s, &["movecount", "score"], &[3, 600])?;
-        Ok(ResignRule { movecount: v[0].max(1) as u32, score: v[1] as i32 })
+        // twosided is a boolean among numbers: read it separately.
+        let mut twosided = false;
+        let rest: Vec<&str> = s
+            .split([' ', ','])
+            .filter(|p| match p.strip_prefix("twosided=") {
+                Some(v) => {
+                    twosided = v == "true" || v == "1";
+                    false
+                }
+                None => true,
+            })
+            .collect();
+        let v = parse_pairs(&rest.join(" "), &["movecount", "score"], &[3, 600])?;
+        if v[1] == 0 {
+            return Err("the resign score must be positive".into());
+        }
+        Ok(ResignRule { movecount: v[0].max(1) as u32, score: v[1] as i32, twosided })
     }
 }
 
@@ -73,7 +92,8 @@ pub struct Adjudication {
     pub resign: Option<ResignRule>,
     /// Draw adjudication.
     pub draw: Option<DrawRule>,
-    /// Draw after this many moves (by each side).
+    /// Draw after this many moves by each side, counted from the start of
+    /// the game (opening included).
     pub maxmoves: Option<u32>,
 }
 
@@ -108,11 +128,15 @@ impl Adjudicator {
     }
 
     /// Records the score `mover`'s engine gave for its move (from its own
-    /// point of view; `None` when it gave none) in full move `fullmove`
-    /// (the number of the move just played), and whether the game ends.
-    pub fn record(&mut self, mover: Color, score: Option<Score>, fullmove: u32) -> Option<GameEnd> {
+    /// point of view; `None` when it gave none) in full move `fullmove`,
+    /// with the half-move clock after it and the plies played so far, and
+    /// says whether the game ends.
+    pub fn record(&mut self, mover: Color, score: Option<Score>, fullmove: u32, halfmoves: u32, plies: u32) -> Option<GameEnd> {
         let i = idx(mover);
         let next = !mover;
+        if halfmoves == 0 {
+            self.level = [0; 2];
+        }
         match score.map(centipawns) {
             Some(cp) => {
                 if let Some(r) = self.rules.resign {
@@ -132,7 +156,7 @@ impl Adjudicator {
         if let Some(r) = self.rules.resign {
             let n = r.movecount;
             for side in [Color::White, Color::Black] {
-                if self.losing[idx(side)] >= n && self.winning[idx(!side)] >= n {
+                if self.losing[idx(side)] >= n && (!r.twosided || self.winning[idx(!side)] >= n) {
                     return Some(GameEnd::loss(side, Termination::ResignAdjudication));
                 }
             }
@@ -144,8 +168,7 @@ impl Adjudicator {
             return Some(GameEnd::draw(next, Termination::DrawAdjudication));
         }
         if let Some(max) = self.rules.maxmoves
-            && mover == Color::Black
-            && fullmove >= max
+            && plies >= 2 * max
         {
             return Some(GameEnd::draw(next, Termination::MaxMoves));
         }
@@ -160,28 +183,35 @@ mod tests {
 
     #[test]
     fn parses_fastchess_style_settings() {
-        assert_eq!("movecount=3 score=600".parse::<ResignRule>().unwrap(), ResignRule { movecount: 3, score: 600 });
+        assert_eq!("movecount=3 score=600".parse::<ResignRule>().unwrap(), ResignRule { movecount: 3, score: 600, twosided: false });
+        assert!("movecount=3 score=600 twosided=true".parse::<ResignRule>().unwrap().twosided);
+        assert!("score=0".parse::<ResignRule>().is_err());
         assert_eq!("movenumber=40,movecount=8,score=10".parse::<DrawRule>().unwrap(), DrawRule { movenumber: 40, movecount: 8, score: 10 });
         assert!("moves=3".parse::<ResignRule>().is_err());
         assert!("score=x".parse::<DrawRule>().is_err());
     }
 
     #[test]
-    fn resign_needs_both_engines_to_agree() {
-        let rules = Adjudication { resign: Some(ResignRule { movecount: 2, score: 500 }), ..Adjudication::default() };
-        let mut a = Adjudicator::new(&rules);
-        // White thinks it is winning, Black agrees it is losing, twice each.
-        assert_eq!(a.record(Color::White, Some(Score::Cp(700)), 30), None);
-        assert_eq!(a.record(Color::Black, Some(Score::Cp(-650)), 30), None);
-        assert_eq!(a.record(Color::White, Some(Score::Cp(800)), 31), None);
-        let end = a.record(Color::Black, Some(Score::Mate(-5)), 31).unwrap();
+    fn resign_when_the_loser_sees_it_and_twosided_when_both_do() {
+        let one = Adjudication { resign: Some(ResignRule { movecount: 2, score: 500, twosided: false }), ..Adjudication::default() };
+        let mut a = Adjudicator::new(&one);
+        assert_eq!(a.record(Color::White, Some(Score::Cp(0)), 30, 5, 58), None);
+        assert_eq!(a.record(Color::Black, Some(Score::Cp(-650)), 30, 6, 59), None);
+        assert_eq!(a.record(Color::White, Some(Score::Cp(0)), 31, 7, 60), None);
+        let end = a.record(Color::Black, Some(Score::Mate(-5)), 31, 8, 61).unwrap();
         assert_eq!((end.result, end.termination), (GameResult::WhiteWins, Termination::ResignAdjudication));
-        // One optimistic engine is not enough.
-        let mut a = Adjudicator::new(&rules);
+        // Two-sided: White scoring 0 does not agree, so no adjudication.
+        let two = Adjudication { resign: Some(ResignRule { movecount: 2, score: 500, twosided: true }), ..Adjudication::default() };
+        let mut a = Adjudicator::new(&two);
         for m in 30..40 {
-            assert_eq!(a.record(Color::White, Some(Score::Cp(900)), m), None);
-            assert_eq!(a.record(Color::Black, Some(Score::Cp(0)), m), None);
+            assert_eq!(a.record(Color::White, Some(Score::Cp(0)), m, 1, 2 * m), None);
+            assert_eq!(a.record(Color::Black, Some(Score::Cp(-900)), m, 2, 2 * m + 1), None);
         }
+        let mut a = Adjudicator::new(&two);
+        assert_eq!(a.record(Color::White, Some(Score::Cp(700)), 30, 1, 58), None);
+        assert_eq!(a.record(Color::Black, Some(Score::Cp(-650)), 30, 2, 59), None);
+        assert_eq!(a.record(Color::White, Some(Score::Cp(800)), 31, 3, 60), None);
+        assert!(a.record(Color::Black, Some(Score::Cp(-700)), 31, 4, 61).is_some());
     }
 
     #[test]
@@ -189,20 +219,24 @@ mod tests {
         let rules = Adjudication { draw: Some(DrawRule { movenumber: 40, movecount: 2, score: 10 }), ..Adjudication::default() };
         let mut a = Adjudicator::new(&rules);
         for m in 35..40 {
-            assert_eq!(a.record(Color::White, Some(Score::Cp(0)), m), None);
-            assert_eq!(a.record(Color::Black, Some(Score::Cp(0)), m), None);
+            assert_eq!(a.record(Color::White, Some(Score::Cp(0)), m, 1, 2 * m), None);
+            assert_eq!(a.record(Color::Black, Some(Score::Cp(0)), m, 2, 2 * m + 1), None);
         }
-        assert_eq!(a.record(Color::White, Some(Score::Cp(5)), 40), None);
-        assert_eq!(a.record(Color::Black, Some(Score::Cp(-3)), 40), None);
-        assert_eq!(a.record(Color::White, Some(Score::Cp(0)), 41), None);
-        let end = a.record(Color::Black, Some(Score::Cp(0)), 41).unwrap();
+        assert_eq!(a.record(Color::White, Some(Score::Cp(5)), 40, 3, 80), None);
+        assert_eq!(a.record(Color::Black, Some(Score::Cp(-3)), 40, 4, 81), None);
+        // A pawn move (half-move clock 0) starts the count again.
+        assert_eq!(a.record(Color::White, Some(Score::Cp(0)), 41, 0, 82), None);
+        assert_eq!(a.record(Color::Black, Some(Score::Cp(0)), 41, 1, 83), None);
+        assert_eq!(a.record(Color::White, Some(Score::Cp(0)), 42, 2, 84), None);
+        let end = a.record(Color::Black, Some(Score::Cp(0)), 42, 3, 85).unwrap();
         assert_eq!(end.termination, Termination::DrawAdjudication);
     }
 
     #[test]
     fn maxmoves_after_blacks_move() {
         let mut a = Adjudicator::new(&Adjudication { maxmoves: Some(3), ..Adjudication::default() });
-        assert_eq!(a.record(Color::White, None, 3), None);
-        assert_eq!(a.record(Color::Black, None, 3).unwrap().termination, Termination::MaxMoves);
+        // Counted in plies played, whatever move number the start position had.
+        assert_eq!(a.record(Color::White, None, 63, 1, 5), None);
+        assert_eq!(a.record(Color::Black, None, 63, 2, 6).unwrap().termination, Termination::MaxMoves);
     }
 }

@@ -84,8 +84,8 @@ pub enum GameAborted {
     #[error("bad opening: {0}")]
     Opening(String),
     /// A player could not start a new game.
-    #[error("{0}")]
-    Player(PlayerError),
+    #[error("{1}")]
+    Player(Color, PlayerError),
 }
 
 /// Plays a game; `on_move` is called after every move with the game so far
@@ -100,8 +100,8 @@ pub fn play_game(
     let (mut pos, opening_moves) = setup.opening.start().map_err(GameAborted::Opening)?;
     let start_fen = setup.opening.fen.clone();
     let mode = pos.castles().mode();
-    white.new_game().map_err(GameAborted::Player)?;
-    black.new_game().map_err(GameAborted::Player)?;
+    white.new_game().map_err(|e| GameAborted::Player(Color::White, e))?;
+    black.new_game().map_err(|e| GameAborted::Player(Color::Black, e))?;
 
     let mut uci_moves: Vec<String> = Vec::new();
     let mut sans: Vec<String> = Vec::new();
@@ -155,6 +155,7 @@ pub fn play_game(
             position: &pos,
             history: &history,
             limits: &limits,
+            time_margin_ms: setup.time_margin_ms,
         };
         let reply = match player.go(&request) {
             Ok(reply) => reply,
@@ -169,7 +170,8 @@ pub fn play_game(
         };
         engine_time += reply.engine_time;
         nodes += reply.nodes;
-        let used_ms = reply.engine_time.as_millis() as u64;
+        // Whole milliseconds, rounded up: a move is never free.
+        let used_ms = reply.engine_time.as_micros().div_ceil(1000) as u64;
         if let Some(c) = limits.clocks.as_mut() {
             let left = if side == Color::White { &mut c.white_ms } else { &mut c.black_ms };
             if used_ms > *left + setup.time_margin_ms {
@@ -194,11 +196,14 @@ pub fn play_game(
         history.push(hash);
         pos.play_unchecked(m);
         hash = position_hash(&pos);
-        uci_moves.push(reply.uci.clone());
-        sealed.moves.push(reply.uci);
+        // The move as UCI writes it in this position's castling mode, not as
+        // the engine spelled it (e1h1 for castling would confuse the other engine).
+        let canonical = UciMove::from_move(m, mode).to_string();
+        uci_moves.push(canonical.clone());
+        sealed.moves.push(canonical);
         sealed.clocks = limits.clocks;
         on_move(&sealed);
-        end = arbiter.after_move(&pos, hash).or_else(|| adjudicator.record(side, reply.score, fullmove));
+        end = arbiter.after_move(&pos, hash).or_else(|| adjudicator.record(side, reply.score, fullmove, pos.halfmoves(), sans.len() as u32));
     }
 
     Ok(PlayedGame {

@@ -59,6 +59,8 @@ pub struct MoveRequest<'a> {
     pub history: &'a [u64],
     /// The limits for this move (with the clocks as they stand).
     pub limits: &'a MoveLimits,
+    /// Milliseconds an engine may exceed its time before its flag falls.
+    pub time_margin_ms: u64,
 }
 
 /// A player's move.
@@ -259,11 +261,6 @@ impl EngineSpec {
         })
     }
 
-    /// Whether the engine is deterministic under node or depth limits
-    /// (the bundled engine always is; external engines are assumed to be).
-    pub fn is_bundled(&self) -> bool {
-        matches!(self.kind, EngineKind::Bundled { .. })
-    }
 }
 
 #[cfg(test)]

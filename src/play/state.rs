@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::game::InProgress;
-use super::rules::Termination;
 use super::tournament::MatchConfig;
 use crate::atomic::{AtomicFile, OutputError};
 use crate::stats::{GameOutcome, Penta, Wdl};
@@ -30,8 +29,6 @@ pub const STATE_FORMAT: u32 = 1;
 pub struct FinishedGame {
     /// The first engine's outcome.
     pub outcome: GameOutcome,
-    /// Why it ended.
-    pub termination: Termination,
     /// Its PGN text.
     pub pgn: String,
 }

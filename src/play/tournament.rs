@@ -17,12 +17,13 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
+use shakmaty::Color;
 
 use super::adjudication::Adjudication;
 use super::game::{GameAborted, GameSetup, InProgress, PgnHeader, PlayedGame, play_game, to_pgn};
 use super::openings::{BalanceCheck, Opening, random_opening};
 use super::player::{EngineSpec, MoveLimits, Player, PlayerError};
-use super::rules::DrawRules;
+use super::rules::{DrawRules, Termination};
 use super::state::{FinishedGame, MatchState, PgnOutput, StateError};
 use crate::dataset::GameResult;
 use crate::stats::{GameOutcome, SprtConfig, SprtDecision};
@@ -155,13 +156,6 @@ pub trait MatchProgress: Sync {
     fn update(&self, state: &MatchState);
 }
 
-/// Shows nothing.
-pub struct Quiet;
-
-impl MatchProgress for Quiet {
-    fn update(&self, _: &MatchState) {}
-}
-
 /// Why a match stopped early with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
@@ -184,8 +178,9 @@ pub enum MatchError {
         /// Why.
         message: String,
     },
-    /// A worker thread failed.
-    #[error("a match thread stopped: {0}")]
+    /// The game was abandoned because the match is stopping (not an error
+    /// that reaches the caller).
+    #[error("game abandoned: {0}")]
     Thread(String),
 }
 
@@ -234,19 +229,21 @@ impl Seats {
     }
 }
 
-/// Plays game `g` with the worker's players.
-fn play_one(config: &MatchConfig, seats: &mut Seats, g: u64, opening: &Opening, adjourned: Option<&InProgress>, cancelled: &dyn Fn() -> bool, seal: &mut dyn FnMut(&InProgress)) -> Result<PlayedGame, MatchError> {
+/// Plays game `g` with the worker's players. An engine that fails to
+/// start a new game is restarted once; if it fails again it loses the game.
+/// An engine that lost by failing, or on time (it may have hung), is
+/// restarted before its next game.
+fn play_one(
+    config: &MatchConfig,
+    seats: &mut Seats,
+    g: u64,
+    opening: &Opening,
+    adjourned: Option<&InProgress>,
+    cancelled: &dyn Fn() -> bool,
+    seal: &mut dyn FnMut(&InProgress),
+) -> Result<PlayedGame, MatchError> {
     let opponent = 1 + config.opponent_of(g);
     let (w, b) = if g % 2 == 0 { (0, opponent) } else { (opponent, 0) };
-    let mut white = seats.take(&config.engines, w)?;
-    let mut black = seats.take(&config.engines, b)?;
-    if let Some(vary) = config.vary_weights {
-        for (player, i) in [(&mut white, w), (&mut black, b)] {
-            if let Some((name, weights)) = varied_weights(&config.engines[i], vary, config.seed, g / 2, i) {
-                player.set_weights(&name, &weights).map_err(|error| MatchError::Engine { name: name.clone(), error })?;
-            }
-        }
-    }
     let cancel = AtomicBool::new(false);
     let setup = GameSetup {
         opening,
@@ -257,28 +254,59 @@ fn play_one(config: &MatchConfig, seats: &mut Seats, g: u64, opening: &Opening, 
         cancel: &cancel,
         adjourned,
     };
-    let played = play_game(white.as_mut(), black.as_mut(), &setup, &mut |snapshot| {
-        seal(snapshot);
-        if cancelled() {
-            cancel.store(true, Ordering::Relaxed);
+    let mut attempt = 0;
+    loop {
+        let mut white = seats.take(&config.engines, w)?;
+        let mut black = seats.take(&config.engines, b)?;
+        if let Some(vary) = config.vary_weights {
+            for (player, i) in [(&mut white, w), (&mut black, b)] {
+                if let Some((name, weights)) = varied_weights(&config.engines[i], vary, config.seed, g / 2, i) {
+                    player.set_weights(&name, &weights).map_err(|error| MatchError::Engine { name: name.clone(), error })?;
+                }
+            }
         }
-    });
-    // An engine that failed is started afresh for its next game.
-    let failed_side = match &played {
-        Ok(game) if matches!(game.end.termination, super::rules::Termination::EngineFailure(_)) => Some(game.end.side),
-        _ => None,
-    };
-    if failed_side != Some(shakmaty::Color::White) {
-        seats.players[w] = Some(white);
+        let played = play_game(white.as_mut(), black.as_mut(), &setup, &mut |snapshot| {
+            seal(snapshot);
+            if cancelled() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        });
+        let unhealthy = match &played {
+            Ok(game) => matches!(game.end.termination, Termination::EngineFailure(_) | Termination::TimeForfeit | Termination::TimeForfeitDraw).then_some(game.end.side),
+            Err(GameAborted::Player(side, _)) => Some(*side),
+            Err(_) => None,
+        };
+        let names = (white.name().to_string(), black.name().to_string());
+        if unhealthy != Some(Color::White) {
+            seats.players[w] = Some(white);
+        }
+        if unhealthy != Some(Color::Black) {
+            seats.players[b] = Some(black);
+        }
+        return match played {
+            Ok(game) => Ok(game),
+            Err(GameAborted::Player(..)) if attempt == 0 => {
+                attempt += 1;
+                continue;
+            }
+            Err(GameAborted::Player(side, error)) => {
+                let termination = Termination::EngineFailure(format!("cannot start a new game: {error}"));
+                Ok(PlayedGame {
+                    white: names.0,
+                    black: names.1,
+                    start_fen: opening.fen.clone(),
+                    sans: Vec::new(),
+                    opening_plies: 0,
+                    end: super::rules::GameEnd::loss(side, termination),
+                    engine_time: Duration::ZERO,
+                    wall_time: Duration::ZERO,
+                    nodes: 0,
+                })
+            }
+            Err(GameAborted::Opening(message)) => Err(MatchError::Opening { game: g, message }),
+            Err(GameAborted::Cancelled) => Err(MatchError::Thread("cancelled".into())),
+        };
     }
-    if failed_side != Some(shakmaty::Color::Black) {
-        seats.players[b] = Some(black);
-    }
-    played.map_err(|aborted| match aborted {
-        GameAborted::Opening(message) => MatchError::Opening { game: g, message },
-        GameAborted::Player(error) => MatchError::Engine { name: format!("{} or {}", config.engines[w].name, config.engines[b].name), error },
-        GameAborted::Cancelled => MatchError::Thread("cancelled".into()),
-    })
 }
 
 /// Plays (or continues) the match in `state` on `threads` threads. The
@@ -322,7 +350,12 @@ pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, th
                     // the limits involve time; otherwise it is replayed, and
                     // comes out as it would have without the interruption.
                     let sealed_game = adjourned.get(&g).filter(|_| !config.limits.is_deterministic());
-                    let report = play_one(config, &mut seats, g, &opening, sealed_game, &|| g >= cutoff.load(Ordering::Relaxed), &mut |snapshot| {
+                    if let Some(game) = sealed_game {
+                        // Keep the sealed moves in the state until the game moves on.
+                        sealed.lock().expect("sealed games").insert(g, game.clone());
+                    }
+                    let stop = || g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed);
+                    let report = play_one(config, &mut seats, g, &opening, sealed_game, &stop, &mut |snapshot| {
                         sealed.lock().expect("sealed games").insert(g, snapshot.clone());
                     });
                     sealed.lock().expect("sealed games").remove(&g);
@@ -348,54 +381,66 @@ pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, th
             round: format!("{}.{}", g / 2 + 1, g % 2 + 1),
             time_control: config.time_control.clone(),
         };
-        for report in rx.iter() {
-            let (g, game) = match report {
-                Report::Played(g, game) => (g, game),
-                Report::Failed(e) => return Err(e),
-            };
-            if g >= state.cutoff {
-                continue;
-            }
-            timing.games += 1;
-            timing.engine += game.engine_time;
-            timing.games_wall += game.wall_time;
-            timing.nodes += game.nodes;
-            let finished = FinishedGame { outcome: outcome_for_first(g, game.result()), termination: game.end.termination.clone(), pgn: to_pgn(&game, &header(g)) };
-            state.finished.insert(g, finished);
-            // Commit every game that is now next in order.
-            while let Some(done) = state.finished.remove(&state.committed) {
-                if let Some(out) = pgn.as_mut() {
-                    state.pgn_bytes += out.append(&done.pgn)?;
+        let mut consume = || -> Result<(), MatchError> {
+            for report in rx.iter() {
+                let (g, game) = match report {
+                    Report::Played(g, game) => (g, game),
+                    Report::Failed(e) => return Err(e),
+                };
+                if g >= state.cutoff {
+                    continue;
                 }
-                let g = state.committed;
-                state.count(done.outcome);
-                if g % 2 == 1
-                    && let Some(sprt) = &sprt
-                    && config.opponents() == 1
-                {
-                    let decision = sprt.decide(&state.totals[0].penta);
-                    if decision != SprtDecision::Continue {
-                        state.stopped = Some(format!("SPRT {} after {} pairs", if decision == SprtDecision::AcceptH1 { "accepted H1" } else { "accepted H0" }, g / 2 + 1));
-                        state.cutoff = g + 1;
-                        cutoff.store(g + 1, Ordering::Relaxed);
-                        state.finished.retain(|&k, _| k <= g);
+                timing.games += 1;
+                timing.engine += game.engine_time;
+                timing.games_wall += game.wall_time;
+                timing.nodes += game.nodes;
+                let finished = FinishedGame { outcome: outcome_for_first(g, game.result()), pgn: to_pgn(&game, &header(g)) };
+                state.finished.insert(g, finished);
+                // Commit every game that is now next in order.
+                while let Some(done) = state.finished.remove(&state.committed) {
+                    if let Some(out) = pgn.as_mut() {
+                        state.pgn_bytes += out.append(&done.pgn)?;
+                    }
+                    let g = state.committed;
+                    state.count(done.outcome);
+                    if g % 2 == 1
+                        && let Some(sprt) = &sprt
+                        && config.opponents() == 1
+                    {
+                        let decision = sprt.decide(&state.totals[0].penta);
+                        if decision != SprtDecision::Continue {
+                            let verdict = if decision == SprtDecision::AcceptH1 { "accepted H1" } else { "accepted H0" };
+                            state.stopped = Some(format!("SPRT {verdict} after {} pairs", g / 2 + 1));
+                            state.cutoff = g + 1;
+                            cutoff.store(g + 1, Ordering::Relaxed);
+                            state.finished.retain(|&k, _| k <= g);
+                        }
+                    }
+                    progress.update(&state);
+                    if state.stopped.is_some() {
                         break;
                     }
                 }
-                progress.update(&state);
+                if state.committed >= state.cutoff && state.stopped.is_none() {
+                    state.stopped = Some("all games played".into());
+                }
+                state.in_progress = sealed.lock().expect("sealed games").clone();
+                if let Some(path) = state_path {
+                    state.save(path)?;
+                }
+                if state.stopped.is_some() {
+                    break;
+                }
             }
-            if state.committed >= state.cutoff && state.stopped.is_none() {
-                state.stopped = Some("all games played".into());
-            }
-            state.in_progress = sealed.lock().expect("sealed games").clone();
-            if let Some(path) = state_path {
-                state.save(path)?;
-            }
-            if state.stopped.is_some() {
-                break;
-            }
+            Ok(())
+        };
+        let outcome = consume();
+        if outcome.is_err() {
+            // Stop the workers at once: no game started after this counts.
+            failed.store(true, Ordering::Relaxed);
+            cutoff.store(0, Ordering::Relaxed);
         }
-        Ok(())
+        outcome
     });
     timing.wall = started.elapsed();
     outcome?;

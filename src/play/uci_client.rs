@@ -1,7 +1,8 @@
 //! An external UCI engine as a [`Player`]: a subprocess driven through its
 //! standard input and output. A reader thread turns the engine's output
-//! into a channel, so every wait has a deadline: an engine that hangs loses
-//! on time instead of hanging the match.
+//! into a channel, so every read has a deadline: an engine that stops
+//! answering loses the game (and is restarted for the next one) instead of
+//! hanging the match.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -146,11 +147,11 @@ impl Player for UciPlayer {
         if let Some(c) = limits.clocks {
             go.push_str(&format!(" wtime {} btime {} winc {} binc {}", c.white_ms, c.black_ms, c.increment_ms, c.increment_ms));
             let own = if request.position.turn() == Color::White { c.white_ms } else { c.black_ms };
-            budget = Duration::from_millis(own) + GRACE;
+            budget = Duration::from_millis(own + request.time_margin_ms) + GRACE;
         }
         if let Some(ms) = limits.movetime_ms {
             go.push_str(&format!(" movetime {ms}"));
-            budget = budget.min(Duration::from_millis(ms) + GRACE);
+            budget = budget.min(Duration::from_millis(ms + request.time_margin_ms) + GRACE);
         }
         if let Some(n) = limits.nodes {
             go.push_str(&format!(" nodes {n}"));

@@ -166,6 +166,15 @@ fn match_results_do_not_depend_on_the_thread_count() {
     let b = pgntune().args(match_args(&two, 4)).args(["-j", "2"]).assert().success().get_output().stdout.clone();
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     assert_eq!(a, b);
+    // Starting the same match again would overwrite its games: refused
+    // without --force, with a pointer to --resume.
+    let before = std::fs::read(&one).unwrap();
+    let refused = pgntune().args(match_args(&one, 4)).assert().code(2).get_output().stderr.clone();
+    let refused = String::from_utf8_lossy(&refused);
+    assert!(refused.contains("--resume") && refused.contains("--force") && refused.lines().count() == 1, "{refused}");
+    assert_eq!(std::fs::read(&one).unwrap(), before, "a refused run changed the games");
+    pgntune().args(match_args(&one, 4)).args(["-j", "2", "--force"]).assert().success();
+    assert_eq!(std::fs::read(&one).unwrap(), before);
 }
 
 #[test]
