@@ -64,7 +64,7 @@ pub struct BenchCommand {
 
 pub(super) fn run_bench_command(args: BenchCommand) -> Result<()> {
     let evaluator = args.weights.evaluator()?;
-    print!("{}", run_bench(&evaluator, args.depth));
+    out!("{}", run_bench(&evaluator, args.depth))?;
     Ok(())
 }
 
@@ -87,7 +87,7 @@ pub(super) fn run_eval(args: EvalCommand) -> Result<()> {
         .into_position(CastlingMode::Standard)
         .or_else(|_| fen.into_position(CastlingMode::Chess960))
         .map_err(|e| anyhow::anyhow!("'{}' is not a legal position: {e}", args.fen))?;
-    println!("weights: {}", evaluator.name());
-    print!("{}", evaluator.explain(&pos));
+    outln!("weights: {}", evaluator.name())?;
+    out!("{}", evaluator.explain(&pos))?;
     Ok(())
 }

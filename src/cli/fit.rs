@@ -123,7 +123,7 @@ impl FitArgs {
             AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
         }
         if self.json {
-            println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+            outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
             return Ok(());
         }
         let mut text = String::new();
@@ -138,7 +138,7 @@ impl FitArgs {
                 report.columns.iter().zip(values).map(|(c, v)| format!("{c} {}", crate::fit::report::format_g6(*v))).collect();
             text.push_str(&format!("\nvalues: {}\n", values.join("  ")));
         }
-        print!("{text}");
+        out!("{text}")?;
         Ok(())
     }
 }

@@ -4,6 +4,24 @@
 //! configurations, and handed to the library. Errors come back typed and
 //! are printed once, as one line, with exit code 2.
 
+/// `println!` for the commands' output: returns an error instead of
+/// panicking when stdout is closed early (`pgntune stats ... | head`);
+/// `run` turns a broken pipe into a quiet exit.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `print!` that returns an error like [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod analyze;
 mod engine;
 mod extract;

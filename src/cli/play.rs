@@ -242,18 +242,18 @@ impl MatchProgress for MatchBar {
 }
 
 /// Prints the match report: per opponent, the statistics; then timing.
-fn print_report(state: &MatchState, timing: &Timing) {
+fn print_report(state: &MatchState, timing: &Timing) -> std::io::Result<()> {
     let config = &state.config;
     for (i, totals) in state.totals.iter().enumerate() {
         if totals.wdl.games() == 0 && state.totals.len() > 1 {
             continue;
         }
-        println!("{} vs {}", config.engines[0].name, config.engines[i + 1].name);
+        outln!("{} vs {}", config.engines[0].name, config.engines[i + 1].name)?;
         let report = Report { wdl: totals.wdl, penta: Some(totals.penta), sprt: if config.opponents() == 1 { config.sprt_config() } else { None } };
-        println!("{report}");
+        outln!("{report}")?;
     }
     if let Some(why) = &state.stopped {
-        println!("Stopped: {why}.");
+        outln!("Stopped: {why}.")?;
     }
     if timing.games > 0 {
         let minutes = timing.wall.as_secs_f64() / 60.0;
@@ -269,6 +269,7 @@ fn print_report(state: &MatchState, timing: &Timing) {
             timing.nodes as f64 / timing.engine.as_secs_f64().max(1e-9) / 1e6
         );
     }
+    Ok(())
 }
 
 fn run_and_report(state: MatchState, run: &RunArgs) -> Result<MatchState> {
@@ -276,7 +277,7 @@ fn run_and_report(state: MatchState, run: &RunArgs) -> Result<MatchState> {
     let bar = MatchBar::new(state.cutoff, run.quiet);
     let (state, timing) = run_match(state, state_path.as_deref(), run.threads(), &bar)?;
     bar.bar.finish_and_clear();
-    print_report(&state, &timing);
+    print_report(&state, &timing)?;
     Ok(state)
 }
 
@@ -413,7 +414,7 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<()> {
     };
     args.run.check_fresh()?;
     let state = run_and_report(MatchState::new(config), &args.run)?;
-    println!("\n{}", verdict(&state));
+    outln!("\n{}", verdict(&state))?;
     Ok(())
 }
 
@@ -553,7 +554,7 @@ pub(super) fn run_play(args: PlayCommand) -> Result<()> {
     let setup = GameSetup { opening: &opening, limits: &limits, adjudication: &adjudication, draw_rules: args.rules.draw_rules, time_margin_ms: args.limits.timemargin, cancel: &cancel, adjourned: None };
     let game = play_game(w.as_mut(), b.as_mut(), &setup, &mut |_| {}).map_err(|e| anyhow::anyhow!("{e}"))?;
     let header = PgnHeader { event: "pgntune play".into(), date: today(), round: "1".into(), time_control };
-    print!("{}", to_pgn(&game, &header));
+    out!("{}", to_pgn(&game, &header))?;
     Ok(())
 }
 

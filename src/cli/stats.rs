@@ -33,16 +33,16 @@ pub(super) fn run_stats(args: StatsCommand) -> Result<()> {
     };
     if args.wdl.is_some() || penta.is_none() {
         let report = Report { wdl, penta, sprt: args.sprt.clone() };
-        println!("{report}");
+        outln!("{report}")?;
     } else if let Some(p) = &penta {
         let report = Report { wdl: Wdl::default(), penta: Some(*p), sprt: args.sprt.clone() };
         // Skip the (empty) trinomial lines.
         for line in report.to_string().lines().filter(|l| !l.starts_with("Games 0") && !l.starts_with("Trinomial")) {
-            println!("{line}");
+            outln!("{line}")?;
         }
     }
     if let (Some(sprt), Some(p)) = (&args.sprt, &penta) {
-        println!("LLR {:.3} (generalised SPRT, MLE multinomial); {:.3} by fishtest's closed-form approximation", sprt.llr(p), sprt.llr_approx(p));
+        outln!("LLR {:.3} (generalised SPRT, MLE multinomial); {:.3} by fishtest's closed-form approximation", sprt.llr(p), sprt.llr_approx(p))?;
     }
     Ok(())
 }

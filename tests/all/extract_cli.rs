@@ -207,3 +207,20 @@ fn help_explains_the_options() {
         .success()
         .stdout(predicate::str::contains("--quiet-plies").and(predicate::str::contains("--unknown-result")).and(predicate::str::contains("octave")));
 }
+
+/// `pgntune stats ... | head -0`: a reader that closes the pipe ends the
+/// command quietly, as for other Unix tools, not with a panic.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let bin = assert_cmd::cargo::cargo_bin("pgntune");
+    let mut child = std::process::Command::new(bin)
+        .args(["stats", "--wdl", "136", "111", "96"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && !stderr.contains("panicked"), "{:?}: {stderr}", output.status);
+}
