@@ -66,14 +66,18 @@ fn stem(input: &str) -> String {
 
 /// Reads inputs into one merger per group: `group_of(tags, input stem)`
 /// names each row's group (`None` drops the row).
+/// Also returns all kept rows merged, with their game ids (so that the
+/// overall fit can bootstrap by game when asked to).
 fn read_groups(
     inputs: &[String],
     config: &ExtractConfig,
     quiet: bool,
+    track_games: bool,
     group_of: &dyn Fn(&[&str], &str) -> Option<String>,
-) -> Result<BTreeMap<String, MergedRows>> {
+) -> Result<(BTreeMap<String, MergedRows>, MergedRows)> {
     let columns = config.layout.columns();
     let mut mergers: BTreeMap<String, RowMerger> = BTreeMap::new();
+    let mut all: Option<RowMerger> = None;
     // One extraction per input keeps each row's source known (game indices restart per input, so they are made unique per group).
     for (n, input) in inputs.iter().enumerate() {
         let source = stem(input);
@@ -81,11 +85,13 @@ fn read_groups(
             let rows = load(&[input], false)?;
             let key = group_of(&[], &source).unwrap_or(source.clone());
             let merger = mergers.entry(key).or_insert_with(|| RowMerger::new(rows.columns.clone(), false));
-            if merger.columns() != rows.columns.as_slice() {
+            let everything = all.get_or_insert_with(|| RowMerger::new(rows.columns.clone(), track_games));
+            if merger.columns() != rows.columns.as_slice() || everything.columns() != rows.columns.as_slice() {
                 bail!("{input}: columns {} differ from the other inputs'", rows.columns.join(" "));
             }
             for i in 0..rows.len() {
                 merger.add_counts(rows.row(i), rows.counts[i]);
+                everything.add_counts(rows.row(i), rows.counts[i]);
             }
             continue;
         }
@@ -105,6 +111,8 @@ fn read_groups(
                 }
                 let merger = mergers.entry(key).or_insert_with(|| RowMerger::new(columns.clone(), false));
                 merger.add(&x, batch.results[i], Some(offset + batch.games[i]));
+                let everything = all.get_or_insert_with(|| RowMerger::new(columns.clone(), track_games));
+                everything.add(&x, batch.results[i], Some(offset + batch.games[i]));
             }
             Ok(())
         });
@@ -114,60 +122,44 @@ fn read_groups(
             eprintln!("{input}: {}", stats.summary_line());
         }
     }
-    Ok(mergers.into_iter().map(|(k, m)| (k, m.finish())).collect())
+    let groups = mergers.into_iter().map(|(k, m)| (k, m.finish())).collect();
+    Ok((groups, all.map(RowMerger::finish).unwrap_or_default()))
 }
 
-/// All groups merged into one.
-fn merge_all(groups: &BTreeMap<String, MergedRows>) -> MergedRows {
-    let Some(first) = groups.values().next() else { return MergedRows::default() };
-    let mut all = RowMerger::new(first.columns.clone(), false);
-    let (mut games, mut decisive) = (0, 0);
-    for rows in groups.values() {
-        for i in 0..rows.len() {
-            all.add_counts(rows.row(i), rows.counts[i]);
-        }
-        games += rows.game_count.unwrap_or(0);
-        decisive += rows.decisive_games.unwrap_or(0);
-    }
-    let mut merged = all.finish();
-    merged.game_count = Some(games);
-    merged.decisive_games = Some(decisive);
-    merged
-}
-
-fn print_curve(curve: &ScoreCurve) {
-    println!("Score curve (material balance on the {} scale, white minus black):", curve.scale);
-    println!("{:>9} {:>9} {:>8} {:>17}", "pawns", "rows", "score", "95% CI");
+fn print_curve(curve: &ScoreCurve) -> std::io::Result<()> {
+    outln!("Score curve (material balance on the {} scale, white minus black):", curve.scale)?;
+    outln!("{:>9} {:>9} {:>8} {:>17}", "pawns", "rows", "score", "95% CI")?;
     for p in &curve.points {
-        println!("{:>+9.1} {:>9} {:>8.3} {:>17}", p.balance, p.rows, p.mean, format!("[{:.3}, {:.3}]", p.ci95.0, p.ci95.1));
+        outln!("{:>+9.1} {:>9} {:>8.3} {:>17}", p.balance, p.rows, p.mean, format!("[{:.3}, {:.3}]", p.ci95.0, p.ci95.1))?;
     }
-    println!(
+    outln!(
         "logistic fit E(ΔM) = 1/(1+e^(−αΔM)): α = {:.4}, 95% CI [{:.4}, {:.4}] (all rows, draws as half points)",
         curve.alpha, curve.alpha_ci95.0, curve.alpha_ci95.1
-    );
+    )?;
     if let Some((a, (lo, hi))) = curve.alpha_decisive {
-        println!("                                  decisive rows only: α = {a:.4}, 95% CI [{lo:.4}, {hi:.4}] (the 2015 article drew α ≈ 0.7 by eye)");
+        outln!("                                  decisive rows only: α = {a:.4}, 95% CI [{lo:.4}, {hi:.4}] (the 2015 article drew α ≈ 0.7 by eye)")?;
     }
+    Ok(())
 }
 
-fn print_groups(groups: &[GroupFit], with_z: bool) {
+fn print_groups(groups: &[GroupFit], with_z: bool) -> std::io::Result<()> {
     let Some(columns) = groups.iter().find_map(|g| g.fit.as_ref().map(|f| f.columns.clone())) else {
         for g in groups {
-            println!("{}: {}", g.name, g.note.as_deref().unwrap_or("not fitted"));
+            outln!("{}: {}", g.name, g.note.as_deref().unwrap_or("not fitted"))?;
         }
-        return;
+        return Ok(());
     };
     let width = groups.iter().map(|g| g.name.chars().count()).max().unwrap_or(5).clamp(5, 28);
     let shown: Vec<usize> = (0..columns.len()).filter(|&j| columns[j] != crate::fit::REFERENCE).collect();
-    print!("{:<width$} {:>7} {:>8}", "group", "games", "decisive");
+    out!("{:<width$} {:>7} {:>8}", "group", "games", "decisive")?;
     for &j in &shown {
-        print!(" {:>19}", format!("{} (P=100)", columns[j]));
+        out!(" {:>19}", format!("{} (P=100)", columns[j]))?;
     }
-    println!();
+    outln!()?;
     let diffs = if with_z { compare(groups) } else { vec![None; groups.len()] };
     for (g, diff) in groups.iter().zip(diffs) {
         let name: String = g.name.chars().take(width).collect();
-        print!("{name:<width$} {:>7} {:>8}", g.games, g.decisive_games);
+        out!("{name:<width$} {:>7} {:>8}", g.games, g.decisive_games)?;
         match (g.fit.as_ref().and_then(|f| f.values.as_ref()), g.fit.as_ref().and_then(|f| f.values_ci95.as_ref())) {
             (Some(values), Some(ci)) => {
                 for &j in &shown {
@@ -175,20 +167,21 @@ fn print_groups(groups: &[GroupFit], with_z: bool) {
                         Some((lo, hi)) => format!("{:.0} [{:.0}, {:.0}]", values[j], lo, hi),
                         None => format!("{:.0}", values[j]),
                     };
-                    print!(" {cell:>19}");
+                    out!(" {cell:>19}")?;
                 }
-                println!();
+                outln!()?;
                 if let Some(diff) = diff.filter(|_| !std::ptr::eq(g, groups.iter().find(|g| g.fit.is_some()).unwrap_or(g))) {
-                    print!("{:<width$} {:>7} {:>8}", "", "", "z");
+                    out!("{:<width$} {:>7} {:>8}", "", "", "z")?;
                     for &j in &shown {
-                        print!(" {:>19}", diff[j].map_or_else(|| "n/a".to_string(), |d| format!("{:+.2}", d.z)));
+                        out!(" {:>19}", diff[j].map_or_else(|| "n/a".to_string(), |d| format!("{:+.2}", d.z)))?;
                     }
-                    println!();
+                    outln!()?;
                 }
             }
-            _ => println!("  {}", g.note.as_deref().unwrap_or("not fitted")),
+            _ => outln!("  {}", g.note.as_deref().unwrap_or("not fitted"))?,
         }
     }
+    Ok(())
 }
 
 fn group_plot(groups: &[GroupFit], title: &str) -> Option<GroupComparisonPlot> {
@@ -224,14 +217,16 @@ fn write_plots(dir: &Path, curve: &ScoreCurve, report: &FitReport, groups: Optio
         alpha_ci95: curve.alpha_ci95,
         reference_alphas: vec![0.5, 1.0],
     };
+    // Iterates where the pawn's weight is still 0 (the start) have no normalised values.
     let offset = usize::from(report.intercept.is_some());
     let reference = report.reference.unwrap_or(0);
+    let trace: Vec<_> = report.normalised_trace().into_iter().zip(&report.trace).filter(|(_, p)| p.param[offset + reference] != 0.0).map(|(t, _)| t).collect();
     let convergence = ConvergencePlot {
         title: format!("Convergence of the fit ({name}, {})", format!("{:?}", report.solver).to_lowercase()),
         columns: report.columns.clone(),
-        iterations: report.trace.iter().map(|p| p.iteration).collect(),
-        values: report.trace.iter().map(|p| (0..report.columns.len()).map(|j| 100.0 * p.param[offset + j] / p.param[offset + reference]).collect()).collect(),
-        loss: report.trace.iter().map(|p| p.cost).collect(),
+        iterations: trace.iter().map(|t| t.0).collect(),
+        values: trace.iter().map(|t| t.1.clone()).collect(),
+        loss: trace.iter().map(|t| t.2).collect(),
     };
     for ext in ["png", "svg"] {
         plots::score_curve(&curve_plot, &dir.join(format!("score_curve.{ext}")))?;
@@ -248,13 +243,19 @@ fn write_plots(dir: &Path, curve: &ScoreCurve, report: &FitReport, groups: Optio
 
 pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
     let scale = Scale::parse(&args.scale).map_err(anyhow::Error::msg)?;
+    if let Some(dataset) = args.inputs.iter().find(|i| is_dataset(i))
+        && (args.player.is_some() || args.group_by.as_ref().is_some_and(|k| *k != GroupKey::Player))
+    {
+        bail!("{dataset}: --group-by and --player read PGN tags; datasets have none (use --compare, or extract the PGN)");
+    }
     let mut config = args.read.config()?;
     let key = args.group_by.clone();
     let mut tags = key.as_ref().map(GroupKey::tags).unwrap_or_default();
     if args.player.is_some() {
         tags.extend(["White".to_string(), "Black".to_string()]);
     }
-    tags.dedup();
+    let mut seen = std::collections::HashSet::new();
+    tags.retain(|t| seen.insert(t.clone()));
     config.tags = tags.clone();
     let mut fit_config = args.fit.fit_config()?;
     let player = args.player.as_ref().map(|p| p.to_lowercase());
@@ -277,20 +278,20 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
             None => Some(String::new()),
         }
     };
-    let groups = read_groups(&args.inputs, &config, args.read.quiet, &group_of)?;
+    let track_games = args.fit.bootstrap.is_some() || args.fit.holdout.is_some();
+    let (groups, all) = read_groups(&args.inputs, &config, args.read.quiet, track_games, &group_of)?;
     if groups.is_empty() {
         bail!("no rows to analyse{}", args.player.as_ref().map_or(String::new(), |p| format!(" (no game of '{p}')")));
     }
-    let all = merge_all(&groups);
     let name = if args.inputs.len() == 1 { stem(&args.inputs[0]) } else { format!("{} inputs", args.inputs.len()) };
 
     let curve = score_curve(&all, &scale)?;
-    print_curve(&curve);
-    println!();
+    print_curve(&curve)?;
+    outln!()?;
     fit_config.trace = true;
     let report = fit(&all, &fit_config).context("fitting all rows")?;
-    println!("Piece values, all games:");
-    print!("{}", report.to_text());
+    outln!("Piece values, all games:")?;
+    out!("{}", report.to_text())?;
 
     let mut grouped = None;
     if key.is_some() || args.compare {
@@ -312,8 +313,8 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
             Some(k) => format!("Piece values by {}", format!("{k:?}").to_lowercase().replace("tag(\"", "").replace("\")", "")),
             None => "Piece values by input".to_string(),
         };
-        println!("\n{title} (values with 95% intervals{}):", if args.compare { "; z: difference from the first group over its standard error" } else { "" });
-        print_groups(&fits, args.compare);
+        outln!("\n{title} (values with 95% intervals{}):", if args.compare { "; z: difference from the first group over its standard error" } else { "" })?;
+        print_groups(&fits, args.compare)?;
         grouped = Some((fits, title));
     }
     if let Some(dir) = &args.plot {

@@ -56,3 +56,22 @@ fn comparing_engine_and_human_games_gives_z_scores() {
     assert_eq!(z.len(), 4);
     assert!(z.iter().all(|z| *z < -3.0), "Kasparov's games value pieces lower than engines': {z:?}");
 }
+
+#[test]
+fn grouping_a_dataset_by_tags_is_a_clear_error() {
+    let Some(mat) = shared("pgnlearn/OpenRating.pgnlearn.mat") else { return };
+    let out = pgntune().args(["analyze", mat.to_str().unwrap(), "--group-by", "decade", "-q"]).assert().code(2).get_output().stderr.clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.contains("datasets have none") && out.lines().count() == 1, "{out}");
+}
+
+#[test]
+fn bootstrap_intervals_resample_whole_games() {
+    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let out = run(&[pgn.to_str().unwrap(), "--bootstrap", "40", "--seed", "3"]);
+    let again = run(&[pgn.to_str().unwrap(), "--bootstrap", "40", "--seed", "3"]);
+    // Everything but the solver's elapsed time is the same for the same seed.
+    let untimed = |text: &str| text.lines().filter(|l| !l.starts_with("solver:")).collect::<Vec<_>>().join("\n");
+    assert_eq!(untimed(&out), untimed(&again), "the same seed gives the same intervals");
+    assert!(out.contains("refits on resampled games (seed 3)") && !out.contains("no game ids"), "{out}");
+}
