@@ -73,7 +73,7 @@ pub struct RuleArgs {
     /// claim: threefold repetition and the 50-move rule end a game at once; automatic: only fivefold and 75 moves do.
     #[arg(long, value_enum, default_value_t = DrawRules::Claim)]
     pub draw_rules: DrawRules,
-    /// Resign adjudication, e.g. 'movecount=3 score=600' (both engines must agree).
+    /// Resign adjudication, e.g. 'movecount=3 score=600': a side whose engine scores its own position at -600 or worse for 3 moves loses; add twosided=true to require the opponent's +600 as well.
     #[arg(long, value_name = "SETTINGS")]
     pub resign: Option<ResignRule>,
     /// Draw adjudication, e.g. 'movenumber=40 movecount=8 score=10'.
