@@ -5,7 +5,7 @@ use std::io;
 use anyhow::{Context, Result};
 use clap::Args;
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::Chess;
 
 use crate::engine::Evaluator;
 use crate::engine::bench::{DEFAULT_BENCH_DEPTH, run_bench};
@@ -82,10 +82,7 @@ pub struct EvalCommand {
 pub(super) fn run_eval(args: EvalCommand) -> Result<()> {
     let evaluator = args.weights.evaluator()?;
     let fen: Fen = args.fen.trim().parse().with_context(|| format!("'{}' is not a FEN", args.fen))?;
-    let pos: Chess = fen
-        .clone()
-        .into_position(CastlingMode::Standard)
-        .or_else(|_| fen.into_position(CastlingMode::Chess960))
+    let pos: Chess = crate::pgn::replay::position_from_fen(fen)
         .map_err(|e| anyhow::anyhow!("'{}' is not a legal position: {e}", args.fen))?;
     outln!("weights: {}", evaluator.name())?;
     out!("{}", evaluator.explain(&pos))?;

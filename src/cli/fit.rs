@@ -86,7 +86,8 @@ impl FitArgs {
         if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
             bail!("--lambda must be a non-negative number");
         }
-        if !(self.tol > 0.0) {
+        // Written so that NaN is rejected too.
+        if self.tol.is_nan() || self.tol <= 0.0 {
             bail!("--tol must be positive");
         }
         if let Some(f) = self.holdout

@@ -32,10 +32,10 @@ pub(super) fn run_stats(args: StatsCommand) -> Result<()> {
         (None, None) => bail!("give --wdl W D L or --penta LL LD DD+WL WD WW"),
     };
     if args.wdl.is_some() || penta.is_none() {
-        let report = Report { wdl, penta, sprt: args.sprt.clone() };
+        let report = Report { wdl, penta, sprt: args.sprt };
         outln!("{report}")?;
     } else if let Some(p) = &penta {
-        let report = Report { wdl: Wdl::default(), penta: Some(*p), sprt: args.sprt.clone() };
+        let report = Report { wdl: Wdl::default(), penta: Some(*p), sprt: args.sprt };
         // Skip the (empty) trinomial lines.
         for line in report.to_string().lines().filter(|l| !l.starts_with("Games 0") && !l.starts_with("Trinomial")) {
             outln!("{line}")?;

@@ -25,7 +25,7 @@ pub fn cholesky(a: &Array2<f64>) -> Result<Array2<f64>, NotPositiveDefinite> {
         for k in 0..j {
             d -= l[[j, k]] * l[[j, k]];
         }
-        if !(d > 0.0) || !d.is_finite() {
+        if !d.is_finite() || d <= 0.0 {
             return Err(NotPositiveDefinite);
         }
         let d = d.sqrt();

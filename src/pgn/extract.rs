@@ -298,6 +298,7 @@ fn run_parallel(
     deliver: &mut dyn FnMut(BatchOutput) -> Result<(), ExtractError>,
 ) -> Result<(), ExtractError> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| ExtractError::Threads(e.to_string()))?;
+    #[allow(clippy::large_enum_variant)] // nearly every message is a Batch: boxing it would only add allocations
     enum Message {
         Batch(BatchOutput),
         Done(u64),
@@ -421,7 +422,7 @@ where
             }
             for record in complete.drain(..) {
                 index += 1;
-                if index % GAMES_PER_BATCH as u64 == 0 {
+                if index.is_multiple_of(GAMES_PER_BATCH as u64) {
                     progress.update(counters.raw.load(Ordering::Relaxed), index);
                 }
                 if !emit(GameRecord { index: index - 1, ..record })? {

@@ -6,7 +6,7 @@ use std::fmt;
 use pgn_reader::SanPlus;
 use shakmaty::san::{San, SanError};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Piece, Position, Role, Square, attacks, fen::Fen};
+use shakmaty::{CastlingMode, Chess, Move, Piece, Position, PositionError, Role, Square, attacks, fen::Fen};
 
 use super::record::GameRecord;
 
@@ -33,13 +33,6 @@ impl Rules {
             "" | "standard" | "chess" | "normal" | "fromposition" => Some(Rules::Standard),
             "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => Some(Rules::Chess960),
             _ => None,
-        }
-    }
-
-    fn castling_mode(self) -> CastlingMode {
-        match self {
-            Rules::Standard => CastlingMode::Standard,
-            Rules::Chess960 => CastlingMode::Chess960,
         }
     }
 }
@@ -69,15 +62,23 @@ pub fn start_position(record: &GameRecord) -> Result<Chess, StartError> {
         .ok_or_else(|| StartError::Variant(String::from_utf8_lossy(record.variant.as_deref().unwrap_or(b"")).into_owned()))?;
     let Some(fen) = &record.fen else { return Ok(Chess::default()) };
     let fen = Fen::from_ascii(fen.trim_ascii()).map_err(|e| StartError::Fen(format!("{e}: '{}'", String::from_utf8_lossy(fen))))?;
-    // Standard games with odd castling notation (X-FEN files, Shredder-FEN)
-    // are still standard chess; Chess960 parsing reads both notations.
-    let first = fen.clone().into_position::<Chess>(rules.castling_mode());
-    let pos = match (first, rules) {
-        (Ok(pos), _) => Ok(pos),
-        (Err(_), Rules::Standard) => fen.into_position::<Chess>(CastlingMode::Chess960),
-        (Err(e), Rules::Chess960) => Err(e),
+    let pos = match rules {
+        Rules::Standard => position_from_fen(fen),
+        Rules::Chess960 => fen.into_position::<Chess>(CastlingMode::Chess960).or_else(PositionError::ignore_invalid_ep_square),
     };
-    pos.or_else(|e| e.ignore_invalid_ep_square()).map_err(|e| StartError::Fen(e.to_string()))
+    pos.map_err(|e| StartError::Fen(e.to_string()))
+}
+
+/// A standard-chess position from a FEN. Files with odd castling notation
+/// (X-FEN, Shredder-FEN) still hold standard chess, and Chess960 parsing
+/// reads both notations; an en-passant square no pawn can use (common in
+/// the wild) is dropped rather than rejected.
+#[allow(clippy::result_large_err)] // shakmaty's error type, returned as is
+pub fn position_from_fen(fen: Fen) -> Result<Chess, PositionError<Chess>> {
+    fen.clone()
+        .into_position::<Chess>(CastlingMode::Standard)
+        .or_else(|_| fen.into_position::<Chess>(CastlingMode::Chess960))
+        .or_else(PositionError::ignore_invalid_ep_square)
 }
 
 /// Why a move of the main line could not be played.

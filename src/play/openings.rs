@@ -38,7 +38,7 @@ impl Opening {
         let mut pos: Chess = match &self.fen {
             Some(fen) => {
                 let parsed: Fen = fen.parse().map_err(|e| format!("'{fen}': {e}"))?;
-                parsed.clone().into_position(CastlingMode::Standard).or_else(|_| parsed.into_position(CastlingMode::Chess960)).map_err(|e| format!("'{fen}': {e}"))?
+                crate::pgn::replay::position_from_fen(parsed).map_err(|e| format!("'{fen}': {e}"))?
             }
             None => Chess::default(),
         };

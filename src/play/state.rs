@@ -134,7 +134,7 @@ impl MatchState {
         let opponent = self.config.opponent_of(game);
         let totals = &mut self.totals[opponent];
         totals.wdl.record(outcome);
-        if game % 2 == 0 {
+        if game.is_multiple_of(2) {
             self.open_pair = Some(outcome);
         } else if let Some(first) = self.open_pair.take() {
             totals.penta.record(first, outcome);

@@ -201,7 +201,7 @@ pub struct Timing {
 
 /// The first engine's outcome in game `g`.
 pub fn outcome_for_first(g: u64, result: GameResult) -> GameOutcome {
-    let first_is_white = g % 2 == 0;
+    let first_is_white = g.is_multiple_of(2);
     match (result, first_is_white) {
         (GameResult::Draw, _) => GameOutcome::Draw,
         (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => GameOutcome::Win,
@@ -243,7 +243,7 @@ fn play_one(
     seal: &mut dyn FnMut(&InProgress),
 ) -> Result<PlayedGame, MatchError> {
     let opponent = 1 + config.opponent_of(g);
-    let (w, b) = if g % 2 == 0 { (0, opponent) } else { (opponent, 0) };
+    let (w, b) = if g.is_multiple_of(2) { (0, opponent) } else { (opponent, 0) };
     let cancel = AtomicBool::new(false);
     let setup = GameSetup {
         opening,
