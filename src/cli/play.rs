@@ -274,6 +274,9 @@ fn print_report(state: &MatchState, timing: &Timing) -> std::io::Result<()> {
 
 fn run_and_report(state: MatchState, run: &RunArgs) -> Result<MatchState> {
     let state_path = run.state_path();
+    if state_path.is_none() && !run.quiet {
+        eprintln!("note: without --pgn-out or --state nothing is saved, and an interrupted run cannot be resumed");
+    }
     let bar = MatchBar::new(state.cutoff, run.quiet);
     let (state, timing) = run_match(state, state_path.as_deref(), run.threads(), &bar)?;
     bar.bar.finish_and_clear();
