@@ -82,17 +82,16 @@ fn read_groups(
     for (n, input) in inputs.iter().enumerate() {
         let source = stem(input);
         if is_dataset(input) {
-            let rows = load(&[input], false)?;
+            let rows = load(&[input], track_games)?;
             let key = group_of(&[], &source).unwrap_or(source.clone());
             let merger = mergers.entry(key).or_insert_with(|| RowMerger::new(rows.columns.clone(), false));
             let everything = all.get_or_insert_with(|| RowMerger::new(rows.columns.clone(), track_games));
             if merger.columns() != rows.columns.as_slice() || everything.columns() != rows.columns.as_slice() {
                 bail!("{input}: columns {} differ from the other inputs'", rows.columns.join(" "));
             }
-            for i in 0..rows.len() {
-                merger.add_counts(rows.row(i), rows.counts[i]);
-                everything.add_counts(rows.row(i), rows.counts[i]);
-            }
+            merger.add_merged(&rows, 0);
+            // Game ids restart in each input: keep them apart.
+            everything.add_merged(&rows, (n as u64) << 40);
             continue;
         }
         let sources = [InputSource::from_arg(input)];

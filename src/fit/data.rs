@@ -113,6 +113,9 @@ pub struct RowMerger {
     game_slots: FxHashMap<u64, u32>,
     games: Vec<GameRows>,
     last_game: Option<(u64, u32)>,
+    /// With `track_games`: counts of the rows that came without a game id,
+    /// per distinct row (each becomes its own resampling unit).
+    loose: Vec<ResultCounts>,
 }
 
 impl RowMerger {
@@ -128,6 +131,7 @@ impl RowMerger {
             game_slots: FxHashMap::default(),
             games: Vec::new(),
             last_game: None,
+            loose: Vec::new(),
         }
     }
 
@@ -136,56 +140,87 @@ impl RowMerger {
         &self.columns
     }
 
-    /// Adds one row. `game` identifies its game when the input has game ids.
+    /// The index of this feature vector among the distinct rows, added if new.
     #[inline]
-    pub fn add(&mut self, features: &[f64], result: GameResult, game: Option<u64>) {
+    fn distinct_row(&mut self, features: &[f64]) -> u32 {
         debug_assert_eq!(features.len(), self.columns.len());
         self.key.clear();
         // +0.0 and -0.0 are the same feature value.
         self.key.extend(features.iter().map(|&v| if v == 0.0 { 0 } else { v.to_bits() }));
+        if let Some(&i) = self.index.get(self.key.as_slice()) {
+            return i;
+        }
         let next = self.merged.counts.len() as u32;
-        let i = match self.index.get(self.key.as_slice()) {
-            Some(&i) => i,
-            None => {
-                self.index.insert(self.key.clone().into_boxed_slice(), next);
-                self.merged.features.extend_from_slice(features);
-                self.merged.counts.push([0.0; 3]);
-                next
+        self.index.insert(self.key.clone().into_boxed_slice(), next);
+        self.merged.features.extend_from_slice(features);
+        self.merged.counts.push([0.0; 3]);
+        next
+    }
+
+    /// Adds one row. `game` identifies its game when the input has game ids.
+    #[inline]
+    pub fn add(&mut self, features: &[f64], result: GameResult, game: Option<u64>) {
+        let i = self.distinct_row(features);
+        self.merged.counts[i as usize][slot(result)] += 1.0;
+        let Some(id) = game else {
+            if self.track_games {
+                self.add_loose(i, slot(result), 1.0);
+            }
+            return;
+        };
+        // Rows of a game usually arrive together: skip the map for them.
+        let g = match self.last_game {
+            Some((last, slot)) if last == id => slot,
+            _ => {
+                let next_game = self.games.len() as u32;
+                let slot = *self.game_slots.entry(id).or_insert(next_game);
+                if slot == next_game {
+                    self.games.push(GameRows { result, rows: Vec::new() });
+                }
+                self.last_game = Some((id, slot));
+                slot
             }
         };
-        self.merged.counts[i as usize][slot(result)] += 1.0;
-        if game.is_none() && self.track_games {
-            // A row without a game id is its own unit for resampling.
-            self.games.push(GameRows { result, rows: vec![i] });
+        if self.track_games {
+            self.games[g as usize].rows.push(i);
         }
-        if let Some(id) = game {
-            // Rows of a game usually arrive together: skip the map for them.
-            let g = match self.last_game {
-                Some((last, slot)) if last == id => slot,
-                _ => {
-                    let next_game = self.games.len() as u32;
-                    let slot = *self.game_slots.entry(id).or_insert(next_game);
-                    if slot == next_game {
-                        self.games.push(GameRows { result, rows: Vec::new() });
-                    }
-                    self.last_game = Some((id, slot));
-                    slot
-                }
-            };
-            if self.track_games {
-                self.games[g as usize].rows.push(i);
-            }
+    }
+
+    fn add_loose(&mut self, row: u32, slot: usize, count: f64) {
+        if self.loose.len() <= row as usize {
+            self.loose.resize(row as usize + 1, [0.0; 3]);
         }
+        self.loose[row as usize][slot] += count;
     }
 
     /// Adds rows that share one feature vector: `counts` rows per result
     /// `[black won, draw, white won]`, without game ids.
     pub fn add_counts(&mut self, features: &[f64], counts: ResultCounts) {
-        for (slot, result) in [GameResult::BlackWins, GameResult::Draw, GameResult::WhiteWins].into_iter().enumerate() {
-            if counts[slot] > 0.0 {
-                self.add(features, result, None);
-                let i = self.index[self.key.as_slice()] as usize;
-                self.merged.counts[i][slot] += counts[slot] - 1.0;
+        let i = self.distinct_row(features);
+        for (slot, &count) in counts.iter().enumerate() {
+            self.merged.counts[i as usize][slot] += count;
+            if self.track_games && count > 0.0 {
+                self.add_loose(i, slot, count);
+            }
+        }
+    }
+
+    /// Adds all of `rows`: game by game (their ids offset by `id_base`, to
+    /// keep them apart from other inputs') when both track games, else as
+    /// counts.
+    pub fn add_merged(&mut self, rows: &MergedRows, id_base: u64) {
+        match &rows.games {
+            Some(games) if self.track_games => {
+                for (g, game) in games.iter().enumerate() {
+                    for &r in &game.rows {
+                        self.add(rows.row(r as usize), game.result, Some(id_base + g as u64));
+                    }
+                }
+            }
+            _ => {
+                for i in 0..rows.len() {
+                    self.add_counts(rows.row(i), rows.counts[i]);
+                }
             }
         }
     }
@@ -207,6 +242,15 @@ impl RowMerger {
             self.merged.game_count = Some(self.games.len() as u64);
             self.merged.decisive_games = Some(self.games.iter().filter(|g| g.result != GameResult::Draw).count() as u64);
             if self.track_games {
+                // Rows without a game id among rows with ids: each row is
+                // its own unit for resampling.
+                for (i, counts) in self.loose.iter().enumerate() {
+                    for (slot, result) in [GameResult::BlackWins, GameResult::Draw, GameResult::WhiteWins].into_iter().enumerate() {
+                        for _ in 0..counts[slot] as u64 {
+                            self.games.push(GameRows { result, rows: vec![i as u32] });
+                        }
+                    }
+                }
                 self.merged.games = Some(self.games);
             }
         }
@@ -243,12 +287,17 @@ mod tests {
         m.add(&[1.0], GameResult::WhiteWins, None);
         m.add(&[1.0], GameResult::BlackWins, None);
         m.add(&[2.0], GameResult::Draw, Some(3));
+        m.add_counts(&[2.0], [0.0, 0.0, 2.0]);
         let merged = m.finish();
+        // One game with an id; the rows without are units for resampling, not games.
+        assert_eq!(merged.game_count, Some(1));
         let games = merged.games.as_ref().unwrap();
-        assert_eq!(games.len(), 3);
-        // The whole sample reproduces the counts; the first row alone is one unit.
+        assert_eq!(games.len(), 5);
+        // All units together give the counts; the game is unit 0, the loose
+        // rows follow, one unit per row (the last: a white win on [2]).
         let all: Vec<usize> = (0..games.len()).collect();
         assert_eq!(merged.with_games(&all).counts, merged.counts);
-        assert_eq!(merged.with_games(&[0]).counts, [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]);
+        assert_eq!(merged.with_games(&[0]).counts, [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+        assert_eq!(merged.with_games(&[4]).counts, [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]);
     }
 }

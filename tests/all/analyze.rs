@@ -59,8 +59,10 @@ fn comparing_engine_and_human_games_gives_z_scores() {
 
 #[test]
 fn grouping_a_dataset_by_tags_is_a_clear_error() {
-    let Some(mat) = shared("pgnlearn/OpenRating.pgnlearn.mat") else { return };
-    let out = pgntune().args(["analyze", mat.to_str().unwrap(), "--group-by", "decade", "-q"]).assert().code(2).get_output().stderr.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    std::fs::write(&csv, "P,N,B,R,Q,result,game,ply\n1,0,0,0,0,1,0,12\n-1,0,0,0,0,0,1,14\n").unwrap();
+    let out = pgntune().args(["analyze", csv.to_str().unwrap(), "--group-by", "decade", "-q"]).assert().code(2).get_output().stderr.clone();
     let out = String::from_utf8_lossy(&out);
     assert!(out.contains("datasets have none") && out.lines().count() == 1, "{out}");
 }
@@ -74,4 +76,18 @@ fn bootstrap_intervals_resample_whole_games() {
     let untimed = |text: &str| text.lines().filter(|l| !l.starts_with("solver:")).collect::<Vec<_>>().join("\n");
     assert_eq!(untimed(&out), untimed(&again), "the same seed gives the same intervals");
     assert!(out.contains("refits on resampled games (seed 3)") && !out.contains("no game ids"), "{out}");
+}
+
+#[test]
+fn datasets_with_game_ids_bootstrap_by_game_too() {
+    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("rows.tsv");
+    pgntune().args(["extract", "-q", pgn.to_str().unwrap(), "-o", tsv.to_str().unwrap()]).assert().success();
+    let from_rows = run(&[tsv.to_str().unwrap(), "--bootstrap", "20", "--seed", "5"]);
+    assert!(from_rows.contains("refits on resampled games (seed 5)") && !from_rows.contains("no game ids"), "{from_rows}");
+    // The dataset and the PGN it came from are the same games.
+    let from_pgn = run(&[pgn.to_str().unwrap(), "--bootstrap", "20", "--seed", "5"]);
+    let table = |text: &str| text.lines().skip_while(|l| !l.starts_with("bootstrap:")).take(6).collect::<Vec<_>>().join("\n");
+    assert_eq!(table(&from_rows), table(&from_pgn));
 }
