@@ -25,7 +25,7 @@ echo "== pgntune bench (single thread, depth 12) =="
 
 for elo in 1500 1800 2100; do
     echo "== classical vs Stockfish UCI_Elo $elo: $((2 * pairs)) games at 10+0.1 =="
-    "$bin" match -q -j "$concurrency" --pairs "$pairs" --tc 10+0.1 --seed "$elo" \
+    "$bin" match -q --force -j "$concurrency" --pairs "$pairs" --tc 10+0.1 --seed "$elo" \
         --engine "name=pgntune weights=classical" \
         --engine "name=stockfish-$elo cmd=$stockfish option.UCI_LimitStrength=true option.UCI_Elo=$elo option.Threads=1 option.Hash=16" \
         --pgn-out "$out/strength-$elo.pgn"

@@ -79,7 +79,7 @@ pub struct RuleArgs {
     /// Draw adjudication, e.g. 'movenumber=40 movecount=8 score=10'.
     #[arg(long, value_name = "SETTINGS")]
     pub draw: Option<DrawRule>,
-    /// Draw after this many moves by each side.
+    /// Draw after this many moves by each side, counted from the start of the game (opening moves included).
     #[arg(long, value_name = "N")]
     pub maxmoves: Option<u32>,
 }
@@ -144,7 +144,7 @@ impl RunArgs {
     /// would overwrite its games, unless --force.
     fn check_fresh(&self) -> Result<()> {
         if let Some(state) = self.state_path().filter(|p| p.exists() && !self.force) {
-            bail!("{} holds an earlier match: continue it with --resume {0}, or pass --force to start afresh", state.display());
+            bail!("{} holds an earlier match: continue it with `pgntune match --resume {0}`, or pass --force to start afresh", state.display());
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! Optional adjudication, as fastchess and cutechess offer it: resign when
-//! both engines agree one side is lost, draw when both agree the game is
-//! level late in the game, and a maximum game length.
+//! a side's engine sees itself lost (or, two-sided, both engines agree),
+//! draw when both agree the game is level late in the game, and a maximum
+//! game length.
 
 use std::str::FromStr;
 
@@ -57,17 +58,22 @@ impl FromStr for ResignRule {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         // twosided is a boolean among numbers: read it separately.
-        let mut twosided = false;
+        let mut twosided = Some(false);
         let rest: Vec<&str> = s
             .split([' ', ','])
             .filter(|p| match p.strip_prefix("twosided=") {
                 Some(v) => {
-                    twosided = v == "true" || v == "1";
+                    twosided = match v {
+                        "true" | "1" => Some(true),
+                        "false" | "0" => Some(false),
+                        _ => None,
+                    };
                     false
                 }
                 None => true,
             })
             .collect();
+        let Some(twosided) = twosided else { return Err("twosided must be true or false".into()) };
         let v = parse_pairs(&rest.join(" "), &["movecount", "score"], &[3, 600])?;
         if v[1] == 0 {
             return Err("the resign score must be positive".into());
@@ -185,6 +191,7 @@ mod tests {
     fn parses_fastchess_style_settings() {
         assert_eq!("movecount=3 score=600".parse::<ResignRule>().unwrap(), ResignRule { movecount: 3, score: 600, twosided: false });
         assert!("movecount=3 score=600 twosided=true".parse::<ResignRule>().unwrap().twosided);
+        assert!("movecount=3 score=600 twosided=yes".parse::<ResignRule>().is_err());
         assert!("score=0".parse::<ResignRule>().is_err());
         assert_eq!("movenumber=40,movecount=8,score=10".parse::<DrawRule>().unwrap(), DrawRule { movenumber: 40, movecount: 8, score: 10 });
         assert!("moves=3".parse::<ResignRule>().is_err());

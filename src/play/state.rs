@@ -22,7 +22,7 @@ use crate::atomic::{AtomicFile, OutputError};
 use crate::stats::{GameOutcome, Penta, Wdl};
 
 /// The version of the state format.
-pub const STATE_FORMAT: u32 = 1;
+pub const STATE_FORMAT: u32 = 2;
 
 /// A game that finished but is not yet committed (games before it are still being played).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -254,10 +254,39 @@ fn play_one(
         cancel: &cancel,
         adjourned,
     };
-    let mut attempt = 0;
+    // The game an engine that cannot start it loses, after one restart.
+    let forfeit = |side: Color, error: &dyn std::fmt::Display| PlayedGame {
+        white: config.engines[w].name.clone(),
+        black: config.engines[b].name.clone(),
+        start_fen: opening.fen.clone(),
+        sans: Vec::new(),
+        opening_plies: 0,
+        end: super::rules::GameEnd::loss(side, Termination::EngineFailure(format!("cannot start a new game: {error}"))),
+        engine_time: Duration::ZERO,
+        wall_time: Duration::ZERO,
+        nodes: 0,
+    };
+    let mut restarted = false;
     loop {
-        let mut white = seats.take(&config.engines, w)?;
-        let mut black = seats.take(&config.engines, b)?;
+        let (mut white, mut black) = match (seats.take(&config.engines, w), seats.take(&config.engines, b)) {
+            (Ok(white), Ok(black)) => (white, black),
+            // An engine that does not start at all is a setup error; one
+            // that fails again after a restart loses the game.
+            (white, black) => {
+                let (side, error) = match (white, black) {
+                    (Err(error), black) => {
+                        seats.players[b] = black.ok();
+                        (Color::White, error)
+                    }
+                    (Ok(white), Err(error)) => {
+                        seats.players[w] = Some(white);
+                        (Color::Black, error)
+                    }
+                    (Ok(_), Ok(_)) => unreachable!("matched above"),
+                };
+                return if restarted { Ok(forfeit(side, &error)) } else { Err(error) };
+            }
+        };
         if let Some(vary) = config.vary_weights {
             for (player, i) in [(&mut white, w), (&mut black, b)] {
                 if let Some((name, weights)) = varied_weights(&config.engines[i], vary, config.seed, g / 2, i) {
@@ -276,7 +305,6 @@ fn play_one(
             Err(GameAborted::Player(side, _)) => Some(*side),
             Err(_) => None,
         };
-        let names = (white.name().to_string(), black.name().to_string());
         if unhealthy != Some(Color::White) {
             seats.players[w] = Some(white);
         }
@@ -285,24 +313,11 @@ fn play_one(
         }
         return match played {
             Ok(game) => Ok(game),
-            Err(GameAborted::Player(..)) if attempt == 0 => {
-                attempt += 1;
+            Err(GameAborted::Player(..)) if !restarted => {
+                restarted = true;
                 continue;
             }
-            Err(GameAborted::Player(side, error)) => {
-                let termination = Termination::EngineFailure(format!("cannot start a new game: {error}"));
-                Ok(PlayedGame {
-                    white: names.0,
-                    black: names.1,
-                    start_fen: opening.fen.clone(),
-                    sans: Vec::new(),
-                    opening_plies: 0,
-                    end: super::rules::GameEnd::loss(side, termination),
-                    engine_time: Duration::ZERO,
-                    wall_time: Duration::ZERO,
-                    nodes: 0,
-                })
-            }
+            Err(GameAborted::Player(side, error)) => Ok(forfeit(side, &error)),
             Err(GameAborted::Opening(message)) => Err(MatchError::Opening { game: g, message }),
             Err(GameAborted::Cancelled) => Err(MatchError::Thread("cancelled".into())),
         };
@@ -328,7 +343,10 @@ pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, th
     let adjourned = std::mem::take(&mut state.in_progress);
     let next = AtomicU64::new(0);
     let cutoff = AtomicU64::new(state.cutoff);
-    let sealed: Mutex<std::collections::BTreeMap<u64, InProgress>> = Mutex::new(Default::default());
+    // Sealed moves stay in the state until their game moves on, even if a
+    // second interruption comes before a worker reaches it.
+    let resumable = adjourned.iter().filter(|_| !config.limits.is_deterministic()).map(|(&g, game)| (g, game.clone())).collect();
+    let sealed: Mutex<std::collections::BTreeMap<u64, InProgress>> = Mutex::new(resumable);
     let failed = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<Report>();
 
@@ -350,10 +368,6 @@ pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, th
                     // the limits involve time; otherwise it is replayed, and
                     // comes out as it would have without the interruption.
                     let sealed_game = adjourned.get(&g).filter(|_| !config.limits.is_deterministic());
-                    if let Some(game) = sealed_game {
-                        // Keep the sealed moves in the state until the game moves on.
-                        sealed.lock().expect("sealed games").insert(g, game.clone());
-                    }
                     let stop = || g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed);
                     let report = play_one(config, &mut seats, g, &opening, sealed_game, &stop, &mut |snapshot| {
                         sealed.lock().expect("sealed games").insert(g, snapshot.clone());

@@ -188,3 +188,37 @@ fn bench_signature_is_deterministic_and_eval_explains() {
         assert!(out.contains(needle), "{out}");
     }
 }
+
+/// A UCI engine that answers the handshake and then exits at `ucinewgame`.
+const CRASHING_ENGINE: &str = "while read line; do
+  case \"$line\" in
+    uci) echo 'id name crashing'; echo uciok;;
+    isready) echo readyok;;
+    ucinewgame) exit 1;;
+    quit) exit 0;;
+  esac
+done
+";
+
+#[test]
+fn an_engine_that_cannot_start_a_game_loses_it_and_the_match_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("crashing.sh");
+    std::fs::write(&script, CRASHING_ENGINE).unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let out = pgntune()
+        .args(["match", "-q", "-j", "1", "--pairs", "2", "--nodes", "1000", "--engine", "name=bundled weights=classical", "--engine"])
+        .arg(format!("name=crashing cmd=sh arg={}", script.display()))
+        .arg("--pgn-out")
+        .arg(&pgn)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("W 4, D 0, L 0"), "{out}");
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(text.matches("[Termination \"abandoned\"]").count(), 4, "{text}");
+    assert_eq!(text.matches("cannot start a new game").count(), 4, "{text}");
+}
