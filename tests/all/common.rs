@@ -34,6 +34,11 @@ pub fn pgntune() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("pgntune").expect("binary built")
 }
 
+/// Runs `cmd`, asserts that it succeeds, and returns its standard output.
+pub fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).expect("UTF-8 output")
+}
+
 /// PGN text as an in-memory input.
 pub fn memory(name: &str, text: &str) -> InputSource {
     InputSource::Memory { name: name.to_string(), data: Arc::from(text.as_bytes()) }

@@ -146,20 +146,16 @@ fn a_gauntlet_against_stockfish_and_a_slow_engine() {
     let slow = dir.path().join("slow.py");
     std::fs::write(&slow, SLOW_ENGINE).unwrap();
     let pgn = dir.path().join("gauntlet.pgn");
-    let out = pgntune()
-        .args(["match", "-q", "-j", "2", "--pairs", "2", "--tc", "1+0.01", "--engine", "name=bundled weights=classical"])
-        .arg("--engine")
-        .arg(format!("name=sf1500 cmd={sf} option.UCI_LimitStrength=true option.UCI_Elo=1500 option.Threads=1"))
-        .arg("--engine")
-        .arg(format!("name=slow cmd=python3 arg={}", slow.display()))
-        .arg("--pgn-out")
-        .arg(&pgn)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = stdout_of(
+        pgntune()
+            .args(["match", "-q", "-j", "2", "--pairs", "2", "--tc", "1+0.01", "--engine", "name=bundled weights=classical"])
+            .arg("--engine")
+            .arg(format!("name=sf1500 cmd={sf} option.UCI_LimitStrength=true option.UCI_Elo=1500 option.Threads=1"))
+            .arg("--engine")
+            .arg(format!("name=slow cmd=python3 arg={}", slow.display()))
+            .arg("--pgn-out")
+            .arg(&pgn),
+    );
     assert!(out.contains("bundled vs sf1500") && out.contains("bundled vs slow"), "{out}");
     let games = replay_all(&pgn);
     assert_eq!(games.len(), 8);
@@ -206,17 +202,13 @@ fn an_engine_that_cannot_start_a_game_loses_it_and_the_match_goes_on() {
     let script = dir.path().join("crashing.sh");
     std::fs::write(&script, CRASHING_ENGINE).unwrap();
     let pgn = dir.path().join("games.pgn");
-    let out = pgntune()
-        .args(["match", "-q", "-j", "1", "--pairs", "2", "--nodes", "1000", "--engine", "name=bundled weights=classical", "--engine"])
-        .arg(format!("name=crashing cmd=sh arg={}", script.display()))
-        .arg("--pgn-out")
-        .arg(&pgn)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = stdout_of(
+        pgntune()
+            .args(["match", "-q", "-j", "1", "--pairs", "2", "--nodes", "1000", "--engine", "name=bundled weights=classical", "--engine"])
+            .arg(format!("name=crashing cmd=sh arg={}", script.display()))
+            .arg("--pgn-out")
+            .arg(&pgn),
+    );
     assert!(out.contains("W 4, D 0, L 0"), "{out}");
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Termination \"abandoned\"]").count(), 4, "{text}");

@@ -94,16 +94,7 @@ fn gradient_descent_prints_the_original_programs_trajectory() {
     let (Some(mat), Some(stdout)) = (shared("pgnlearn/OpenRating.pgnlearn.mat"), shared("pgnlearn/OpenRating.pgnlearn.stdout.txt")) else {
         return;
     };
-    let out = pgntune()
-        .arg("fit")
-        .args(["--solver", "gd", "--alpha", "1", "--iters", "10000", "--draws", "exclude", "--lambda", "1e-6"])
-        .arg(&mat)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = stdout_of(pgntune().arg("fit").args(["--solver", "gd", "--alpha", "1", "--iters", "10000", "--draws", "exclude", "--lambda", "1e-6"]).arg(&mat));
     let original = std::fs::read_to_string(stdout).unwrap();
     let iterations = |text: &str| text.lines().filter(|l| l.starts_with("Iter ")).map(str::to_string).collect::<Vec<_>>();
     assert_eq!(iterations(&out).len(), 11);
