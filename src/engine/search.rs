@@ -426,13 +426,7 @@ impl Searcher<'_> {
             }
         }
 
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if alpha > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of_search(best_score, original_alpha, alpha, beta);
         let best_packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         self.tt.store(pos.hash(), ply, best_packed, best_score, static_eval, depth, bound);
         best_score
@@ -535,13 +529,7 @@ impl Searcher<'_> {
             }
         }
 
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if alpha > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of_search(best_score, original_alpha, alpha, beta);
         let best_packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         let eval = if in_check { 0 } else { stand_pat };
         self.tt.store(pos.hash(), ply, best_packed, best_score, eval, 0, bound);

@@ -23,6 +23,20 @@ pub enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// What a search of the window (`original_alpha`, `beta`) that ended
+    /// with `best` and raised alpha to `alpha` knows of the true score.
+    pub fn of_search(best: i32, original_alpha: i32, alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// A move as the table stores it: from, to and promotion in 16 bits; the
 /// full [`Move`] is recovered by matching against the legal moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
