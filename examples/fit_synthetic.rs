@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use pgntune::dataset::{GameResult, RowBatch};
+use pgntune::features::{FeatureLayout, TermValue};
 use pgntune::fit::{DrawMode, FitConfig, RowMerger, SolverKind, fit};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -26,7 +27,7 @@ fn main() {
     let started = Instant::now();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2015);
     let mut batches = Vec::new();
-    let mut batch = RowBatch { width: 5, ..RowBatch::default() };
+    let mut batch = RowBatch::default();
     let mut game = 0u64;
     let mut made = 0;
     while made < rows {
@@ -43,7 +44,16 @@ fn main() {
         let u: f64 = rng.random();
         let result = if u < 0.3 { GameResult::Draw } else if rng.random::<f64>() < p { GameResult::WhiteWins } else { GameResult::BlackWins };
         for x in positions {
-            batch.features.extend_from_slice(&x);
+            let terms: Vec<TermValue> = x
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| v != 0)
+                .map(|(t, &v)| TermValue {
+                    term: t as u16,
+                    value: v as i16,
+                })
+                .collect();
+            batch.push_features(&terms, 0);
             batch.results.push(result);
             batch.games.push(game);
             batch.plies.push(0);
@@ -51,7 +61,7 @@ fn main() {
         made += plies;
         game += 1;
         if batch.len() >= 4096 {
-            batches.push(std::mem::replace(&mut batch, RowBatch { width: 5, ..RowBatch::default() }));
+            batches.push(std::mem::replace(&mut batch, RowBatch::default()));
         }
     }
     batches.push(batch);
@@ -60,7 +70,7 @@ fn main() {
     let started = Instant::now();
     let mut merger = RowMerger::new(["P", "N", "B", "R", "Q"].map(String::from).to_vec(), false);
     for b in &batches {
-        merger.add_batch(b);
+        merger.add_batch(b, &FeatureLayout::default());
     }
     let merged = merger.finish();
     let merge_s = started.elapsed().as_secs_f64();

@@ -8,7 +8,7 @@
 //!
 //! ```toml
 //! # pgntune weights
-//! format = 1
+//! format = 2
 //! name = "OpenRating"
 //! features = ["material"]
 //! scale = 133.6349
@@ -31,8 +31,11 @@ use serde::{Deserialize, Serialize};
 use crate::atomic::{AtomicFile, OutputError};
 use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
 
-/// The version of the weight-file format this build reads and writes.
-pub const FORMAT: u32 = 1;
+/// The version of the weight-file format this build writes. Format 2 gives
+/// a tapered column's weight as the term's full middlegame (or endgame)
+/// value; format 1 (read too) gave it per unit of `count × phase`, 24 times
+/// smaller.
+pub const FORMAT: u32 = 2;
 
 /// Feature weights with their scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -165,13 +168,19 @@ impl Weights {
         } else {
             toml::from_str(&text).map_err(|e| parse_err(e.to_string().trim().replace('\n', " ")))?
         };
-        if weights.format != FORMAT {
-            return Err(parse_err(format!("format {} is not supported (this build reads format {FORMAT})", weights.format)));
+        if weights.format != FORMAT && weights.format != 1 {
+            return Err(parse_err(format!(
+                "format {} is not supported (this build reads formats 1 and {FORMAT})",
+                weights.format
+            )));
         }
         if weights.name.is_empty() {
             weights.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         }
         weights.check(&name)?;
+        if weights.format == 1 {
+            weights.upgrade_from_format_1();
+        }
         Ok(weights)
     }
 
@@ -198,6 +207,24 @@ impl Weights {
             }
         }
         Ok(())
+    }
+
+    /// Format 1 weighed tapered columns per unit of `count × phase`; format
+    /// 2 per unit of `count × phase / 24`.
+    fn upgrade_from_format_1(&mut self) {
+        if let Ok(layout) = self.layout() {
+            let tapered: Vec<String> = layout
+                .sets()
+                .filter(|s| s.tapered())
+                .flat_map(|s| s.columns())
+                .collect();
+            for column in tapered {
+                if let Some(w) = self.weights.get_mut(&column) {
+                    *w *= f64::from(crate::features::MAX_PHASE);
+                }
+            }
+        }
+        self.format = FORMAT;
     }
 
     /// The feature layout the weights are for.

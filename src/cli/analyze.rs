@@ -99,16 +99,18 @@ fn read_groups(
         let progress = ReadProgress::new(sources[0].size_hint(), quiet);
         let offset = (n as u64) << 40;
         let stats = extract(&sources, config, &progress, |batch| {
-            let mut x = vec![0.0; batch.width];
+            let mut x = vec![0.0; config.layout.len()];
             let mut tags: Vec<&str> = Vec::with_capacity(batch.tags.len());
             for i in 0..batch.len() {
                 tags.clear();
                 tags.extend(batch.tags.iter().map(|t| t[i].as_str()));
-                let Some(key) = group_of(&tags, &source) else { continue };
-                for (v, &f) in x.iter_mut().zip(batch.row(i)) {
-                    *v = f64::from(f);
-                }
-                let merger = mergers.entry(key).or_insert_with(|| RowMerger::new(columns.clone(), false));
+                let Some(key) = group_of(&tags, &source) else {
+                    continue;
+                };
+                batch.dense_row(i, &config.layout, &mut x);
+                let merger = mergers
+                    .entry(key)
+                    .or_insert_with(|| RowMerger::new(columns.clone(), false));
                 merger.add(&x, batch.results[i], Some(offset + batch.games[i]));
                 let everything = all.get_or_insert_with(|| RowMerger::new(columns.clone(), track_games));
                 everything.add(&x, batch.results[i], Some(offset + batch.games[i]));

@@ -212,7 +212,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
     let progress = ReadProgress::new(total, args.read.quiet);
     let stats = extract(&sources, &extract_config, &progress, |batch| {
-        merger.add_batch(batch);
+        merger.add_batch(batch, &extract_config.layout);
         Ok(())
     });
     progress.finish();

@@ -1,5 +1,7 @@
 use std::fmt;
 
+use crate::features::{FeatureLayout, TermValue};
+
 /// A game's result, from `[Result]`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GameResult {
@@ -91,23 +93,46 @@ impl fmt::Display for GameResult {
 /// The columns of a dataset.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Schema {
-    /// Feature column names, in vector order.
+    /// The feature layout of the rows.
+    pub layout: FeatureLayout,
+    /// Feature column names, in vector order (the layout's columns).
     pub features: Vec<String>,
     /// Names of PGN tags kept as extra columns.
     pub tags: Vec<String>,
     /// Whether each row carries its position's FEN.
     pub fen: bool,
+    /// Whether each row carries an evaluation label (centipawns, white's view).
+    pub eval: bool,
 }
 
-/// A block of rows, stored by column.
+impl Schema {
+    /// The schema of rows with `layout`'s features and nothing else.
+    pub fn new(layout: FeatureLayout) -> Schema {
+        Schema {
+            features: layout.columns(),
+            layout,
+            tags: Vec::new(),
+            fen: false,
+            eval: false,
+        }
+    }
+}
+
+/// A block of rows, stored by column; the features of a row are its
+/// non-zero terms (see [`crate::features`]) and its game phase.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RowBatch {
-    /// Number of features per row.
-    pub width: usize,
-    /// Row-major features: row `i` is `features[i * width..(i + 1) * width]`.
-    pub features: Vec<i32>,
+    /// Every row's non-zero terms, one row after another.
+    pub terms: Vec<TermValue>,
+    /// Where each row's terms end in `terms`.
+    pub ends: Vec<u32>,
+    /// Each row's game phase (0 to 24).
+    pub phases: Vec<u8>,
     /// The result of each row's game.
     pub results: Vec<GameResult>,
+    /// Each row's evaluation label in centipawns from white's side (NaN:
+    /// none), when the schema has labels; empty otherwise.
+    pub evals: Vec<f32>,
     /// Each row's game index (0-based, over all games read).
     pub games: Vec<u64>,
     /// Each row's ply (number of half-moves played to reach the position).
@@ -121,7 +146,10 @@ pub struct RowBatch {
 impl RowBatch {
     /// An empty batch for `schema`.
     pub fn new(schema: &Schema) -> RowBatch {
-        RowBatch { width: schema.features.len(), tags: vec![Vec::new(); schema.tags.len()], ..RowBatch::default() }
+        RowBatch {
+            tags: vec![Vec::new(); schema.tags.len()],
+            ..RowBatch::default()
+        }
     }
 
     /// Number of rows.
@@ -134,16 +162,32 @@ impl RowBatch {
         self.results.is_empty()
     }
 
-    /// The features of row `i`.
-    pub fn row(&self, i: usize) -> &[i32] {
-        &self.features[i * self.width..(i + 1) * self.width]
+    /// The non-zero terms of row `i`.
+    pub fn row_terms(&self, i: usize) -> &[TermValue] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.terms[start..self.ends[i] as usize]
+    }
+
+    /// Writes the dense design row `i` under `layout` into `out`.
+    pub fn dense_row(&self, i: usize, layout: &FeatureLayout, out: &mut [f64]) {
+        layout.expand(self.row_terms(i), self.phases[i], out);
+    }
+
+    /// Appends the features of one row (the other columns are the caller's).
+    pub fn push_features(&mut self, terms: &[TermValue], phase: u8) {
+        self.terms.extend_from_slice(terms);
+        self.ends.push(self.terms.len() as u32);
+        self.phases.push(phase);
     }
 
     /// Appends all rows of `other` (same schema).
     pub fn append(&mut self, other: &RowBatch) {
-        debug_assert_eq!(self.width, other.width);
-        self.features.extend_from_slice(&other.features);
+        let base = self.terms.len() as u32;
+        self.terms.extend_from_slice(&other.terms);
+        self.ends.extend(other.ends.iter().map(|e| e + base));
+        self.phases.extend_from_slice(&other.phases);
         self.results.extend_from_slice(&other.results);
+        self.evals.extend_from_slice(&other.evals);
         self.games.extend_from_slice(&other.games);
         self.plies.extend_from_slice(&other.plies);
         for (mine, theirs) in self.tags.iter_mut().zip(&other.tags) {
@@ -154,8 +198,16 @@ impl RowBatch {
 
     /// Keeps the first `rows` rows.
     pub fn truncate(&mut self, rows: usize) {
-        self.features.truncate(rows * self.width);
+        let end = if rows == 0 {
+            0
+        } else {
+            self.ends[rows - 1] as usize
+        };
+        self.terms.truncate(end);
+        self.ends.truncate(rows);
+        self.phases.truncate(rows);
         self.results.truncate(rows);
+        self.evals.truncate(rows);
         self.games.truncate(rows);
         self.plies.truncate(rows);
         self.tags.iter_mut().for_each(|t| t.truncate(rows));
@@ -164,11 +216,6 @@ impl RowBatch {
 
     /// Removes all rows, keeping the allocations.
     pub fn clear(&mut self) {
-        self.features.clear();
-        self.results.clear();
-        self.games.clear();
-        self.plies.clear();
-        self.tags.iter_mut().for_each(Vec::clear);
-        self.fens.clear();
+        self.truncate(0);
     }
 }

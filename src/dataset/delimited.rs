@@ -13,6 +13,8 @@ use crate::atomic::{AtomicFile, OutputError};
 
 pub(super) struct DelimitedWriter {
     file: AtomicFile,
+    layout: crate::features::FeatureLayout,
+    x: Vec<f64>,
     sep: u8,
     line: Vec<u8>,
 }
@@ -23,6 +25,9 @@ impl DelimitedWriter {
         let mut header: Vec<String> = schema.features.clone();
         header.extend(["result", "game", "ply"].map(String::from));
         header.extend(schema.tags.iter().cloned());
+        if schema.eval {
+            header.push("eval".into());
+        }
         if schema.fen {
             header.push("fen".into());
         }
@@ -34,8 +39,25 @@ impl DelimitedWriter {
             push_text(&mut line, name, sep, false);
         }
         line.push(b'\n');
-        file.write_all(&line).map_err(|e| OutputError::new(path, e))?;
-        Ok(DelimitedWriter { file, sep, line })
+        file.write_all(&line)
+            .map_err(|e| OutputError::new(path, e))?;
+        Ok(DelimitedWriter {
+            file,
+            layout: schema.layout.clone(),
+            x: vec![0.0; schema.layout.len()],
+            sep,
+            line,
+        })
+    }
+}
+
+/// Appends an evaluation label: centipawns, or `NA` (R's missing value) or
+/// an empty CSV field when the row has none.
+fn push_eval(out: &mut Vec<u8>, eval: f32, r_style: bool) {
+    if eval.is_nan() {
+        out.extend_from_slice(if r_style { b"NA" } else { b"" });
+    } else {
+        out.extend_from_slice(eval.to_string().as_bytes());
     }
 }
 
@@ -68,8 +90,9 @@ impl RowWriter for DelimitedWriter {
         for i in 0..batch.len() {
             let line = &mut self.line;
             line.clear();
-            for &x in batch.row(i) {
-                line.extend_from_slice(itoa.format(x).as_bytes());
+            batch.dense_row(i, &self.layout, &mut self.x);
+            for &x in &self.x {
+                super::push_number(line, x, &mut itoa);
                 line.push(sep);
             }
             line.extend_from_slice(batch.results[i].score_str().as_bytes());
@@ -80,6 +103,10 @@ impl RowWriter for DelimitedWriter {
             for column in &batch.tags {
                 line.push(sep);
                 push_text(line, &column[i], sep, quote_text);
+            }
+            if let Some(&eval) = batch.evals.get(i) {
+                line.push(sep);
+                push_eval(line, eval, quote_text);
             }
             if let Some(fen) = batch.fens.get(i) {
                 line.push(sep);

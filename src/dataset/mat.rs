@@ -10,12 +10,28 @@ use crate::atomic::{AtomicFile, OutputError};
 
 pub(super) struct MatWriter {
     file: AtomicFile,
+    schema: Schema,
+    x: Vec<f64>,
     line: Vec<u8>,
 }
 
 impl MatWriter {
-    pub(super) fn create(path: &Path, _schema: &Schema) -> Result<MatWriter, DatasetError> {
-        Ok(MatWriter { file: AtomicFile::create(path)?, line: Vec::with_capacity(64) })
+    pub(super) fn create(path: &Path, schema: &Schema) -> Result<MatWriter, DatasetError> {
+        if schema.layout.is_tapered() {
+            return Err(DatasetError::Invalid {
+                path: path.display().to_string(),
+                message: format!(
+                    "the .mat format holds whole numbers, but the tapered sets of '{}' have fractional values; use .csv, .tsv, .parquet, .ijv or --format octave",
+                    schema.layout.spec()
+                ),
+            });
+        }
+        Ok(MatWriter {
+            file: AtomicFile::create(path)?,
+            x: vec![0.0; schema.layout.len()],
+            schema: schema.clone(),
+            line: Vec::with_capacity(64),
+        })
     }
 }
 
@@ -38,8 +54,10 @@ impl RowWriter for MatWriter {
     fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
         for i in 0..batch.len() {
             self.line.clear();
-            for &x in batch.row(i) {
-                push_2d(&mut self.line, i64::from(x));
+            batch.dense_row(i, &self.schema.layout, &mut self.x);
+            for &x in &self.x {
+                // Untapered features are whole numbers (checked in `create`).
+                push_2d(&mut self.line, x as i64);
                 self.line.push(b' ');
             }
             push_2d(&mut self.line, i64::from(batch.results[i].mat_code()));

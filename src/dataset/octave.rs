@@ -15,6 +15,8 @@ use crate::atomic::{AtomicFile, OutputError};
 
 pub(super) struct OctaveWriter {
     file: AtomicFile,
+    layout: crate::features::FeatureLayout,
+    dense: Vec<f64>,
     features: Vec<String>,
     x: BufWriter<File>,
     y: BufWriter<File>,
@@ -34,6 +36,8 @@ impl OctaveWriter {
         Ok(OctaveWriter {
             file,
             features: schema.features.clone(),
+            layout: schema.layout.clone(),
+            dense: vec![0.0; schema.layout.len()],
             x: spool().map_err(err)?,
             y: spool().map_err(err)?,
             game: spool().map_err(err)?,
@@ -47,9 +51,10 @@ impl OctaveWriter {
         let mut line = Vec::with_capacity(64);
         for i in 0..batch.len() {
             line.clear();
-            for &v in batch.row(i) {
+            batch.dense_row(i, &self.layout, &mut self.dense);
+            for &v in &self.dense {
                 line.push(b' ');
-                line.extend_from_slice(itoa.format(v).as_bytes());
+                super::push_number(&mut line, v, &mut itoa);
             }
             line.push(b'\n');
             self.x.write_all(&line)?;

@@ -31,10 +31,27 @@ fn polars_err(path: &Path) -> impl Fn(PolarsError) -> DatasetError + '_ {
 /// Turns a batch into a polars DataFrame with the dataset's column types.
 pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFrame> {
     let n = batch.len();
-    let mut columns: Vec<Column> = Vec::with_capacity(schema.features.len() + 3 + schema.tags.len() + 1);
-    for (j, name) in schema.features.iter().enumerate() {
-        let values: Vec<i32> = (0..n).map(|i| batch.features[i * batch.width + j]).collect();
-        columns.push(Column::new(name.as_str().into(), values));
+    let mut columns: Vec<Column> =
+        Vec::with_capacity(schema.features.len() + 3 + schema.tags.len() + 1);
+    let layout = &schema.layout;
+    let mut dense = vec![0.0; layout.len()];
+    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(n); layout.len()];
+    for i in 0..n {
+        batch.dense_row(i, layout, &mut dense);
+        for (column, &v) in values.iter_mut().zip(&dense) {
+            column.push(v);
+        }
+    }
+    for (name, values) in schema.features.iter().zip(values) {
+        // Untapered sets keep today's integer columns.
+        if layout.is_tapered() {
+            columns.push(Column::new(name.as_str().into(), values));
+        } else {
+            columns.push(Column::new(
+                name.as_str().into(),
+                values.into_iter().map(|v| v as i32).collect::<Vec<i32>>(),
+            ));
+        }
     }
     columns.push(Column::new("result".into(), batch.results.iter().map(|r| r.score()).collect::<Vec<f64>>()));
     columns.push(Column::new("game".into(), batch.games.iter().map(|&g| g as i64).collect::<Vec<i64>>()));

@@ -15,6 +15,8 @@ pub const CLASSICAL_SCALE: [(&str, i64); 5] = [("P", 1), ("N", 3), ("B", 3), ("R
 /// Rows and points per material balance.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScoreTable {
+    /// The rows' feature layout.
+    layout: crate::features::FeatureLayout,
     /// Value of each feature column on the scale (0 for columns not on it).
     weights: Vec<i64>,
     /// balance → (rows, points for white).
@@ -51,13 +53,23 @@ impl ScoreTable {
         if weights.iter().all(|&w| w == 0) {
             return Err("the score table needs the material features P, N, B, R, Q".into());
         }
-        Ok(ScoreTable { weights, cells: BTreeMap::new() })
+        Ok(ScoreTable {
+            layout: schema.layout.clone(),
+            weights,
+            cells: BTreeMap::new(),
+        })
     }
 
     /// Adds every row of `batch`.
     pub fn add(&mut self, batch: &RowBatch) {
+        let mut x = vec![0.0; self.layout.len()];
         for i in 0..batch.len() {
-            let balance: i64 = batch.row(i).iter().zip(&self.weights).map(|(&x, &w)| i64::from(x) * w).sum();
+            batch.dense_row(i, &self.layout, &mut x);
+            let balance: i64 = x
+                .iter()
+                .zip(&self.weights)
+                .map(|(&x, &w)| x.round() as i64 * w)
+                .sum();
             let cell = self.cells.entry(balance).or_insert((0, 0.0));
             cell.0 += 1;
             cell.1 += batch.results[i].score();

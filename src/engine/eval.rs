@@ -1,13 +1,13 @@
 //! The engine's evaluation: `scale × Σ weight · x` over the weights' feature
-//! layout, computed by [`FeatureLayout::dot`] — the very feature code that
-//! extraction uses, so the engine plays exactly the model that was fitted.
+//! layout, folded from the very term visit that extraction uses
+//! ([`FeatureLayout::visit_terms`]), so the engine plays exactly the model
+//! that was fitted.
 //!
-//! Weights are converted once to integers in [`UNITS_PER_CP`] fixed point
-//! (centipawns per unit of feature × 96, rounded) so that an evaluation is
-//! one integer dot product and one rounding division. 96 = 24 × 4: the PST
-//! preset's weights are whole centipawns over 24 (see
-//! [`super::pst_preset()`]), which stay exact; fitted weights keep a resolution
-//! of 1/96 cp per unit of feature.
+//! Every term has a middlegame and an endgame weight (an untapered term the
+//! same weight twice), converted once to integers in [`UNITS_PER_CP`] fixed
+//! point. An evaluation sums `count × weight` per phase block and blends
+//! the two sums by the game phase: `(mg · p + eg · (24 − p)) / 24`, one
+//! rounding division at the end. Fitted weights keep a resolution of 1/96 cp.
 //!
 //! When a weights file has no `pst` columns, the built-in PST preset is
 //! appended, so that material-only weights still give the search a sense of
@@ -18,7 +18,9 @@ use std::fmt;
 use shakmaty::{Chess, Color, Position, Role};
 
 use super::pst_preset::pst_preset;
-use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
+use crate::features::{
+    Context, FeatureLayout, FeatureSet, MAX_PHASE, TermColumns, UnknownFeatureSet,
+};
 use crate::weights::Weights;
 
 /// Fixed-point units per centipawn in the integer weights.
@@ -29,8 +31,7 @@ pub const UNITS_PER_CP: i32 = 96;
 pub const EVAL_LIMIT: i32 = 20_000;
 
 /// Integer weights are clamped to ±this many units (about ±10,900 cp per
-/// unit of feature), so that no dot product over a legal position (at most
-/// 32 pieces, feature values at most 24) can overflow an `i32`.
+/// unit of feature); with 64-bit sums no legal position can overflow.
 const MAX_WEIGHT_UNITS: f64 = (1 << 20) as f64;
 
 /// Piece values used when the weights have no material columns.
@@ -63,8 +64,11 @@ pub enum EvaluatorError {
 pub struct Evaluator {
     name: String,
     layout: FeatureLayout,
-    /// Fixed-point weight per column of `layout`, [`UNITS_PER_CP`] per cp.
-    weights: Vec<i32>,
+    /// Fixed-point (middlegame, endgame) weights per term of `layout`,
+    /// [`UNITS_PER_CP`] per cp.
+    term_weights: Vec<[i32; 2]>,
+    /// Centipawns per unit of each column, for explanations.
+    column_cp: Vec<f64>,
     /// Centipawn value per role (index `role as usize - 1`, king 0), for
     /// move ordering and pruning margins.
     piece_values: [i32; 6],
@@ -75,8 +79,9 @@ pub struct Evaluator {
 pub struct Term {
     /// The column name, such as `N` or `mg_N_e4`.
     pub column: String,
-    /// The feature value (white minus black).
-    pub value: i32,
+    /// The design-matrix value (white minus black; a tapered column's count
+    /// times its phase share).
+    pub value: f64,
     /// Its contribution in centipawns from white's point of view.
     pub centipawns: f64,
 }
@@ -86,6 +91,8 @@ pub struct Term {
 pub struct Explanation {
     /// The non-zero features in column order.
     pub terms: Vec<Term>,
+    /// The game phase (0 to 24).
+    pub phase: i32,
     /// The evaluation in centipawns from white's point of view, as the
     /// engine uses it (rounded and clamped).
     pub white: i32,
@@ -108,33 +115,54 @@ impl Evaluator {
             return Err(not_finite(column));
         }
 
-        let own_columns = layout.columns();
+        let own_columns = layout.len();
         let preset = pst_preset();
-        let with_preset = !layout.sets().any(|s| s == FeatureSet::Pst);
+        let with_preset = !layout.contains(FeatureSet::Pst);
         if with_preset {
             let sets: Vec<FeatureSet> = layout.sets().chain([FeatureSet::Pst]).collect();
             layout = FeatureLayout::new(&sets);
         }
-        let to_units = |cp: f64| (cp * f64::from(UNITS_PER_CP)).round().clamp(-MAX_WEIGHT_UNITS, MAX_WEIGHT_UNITS) as i32;
-        let weights_units: Vec<i32> = layout
+        let column_cp: Vec<f64> = layout
             .columns()
             .iter()
             .enumerate()
             .map(|(i, column)| {
-                let cp = if i < own_columns.len() { weights.centipawns(column) } else { preset.centipawns(column) };
-                to_units(cp)
+                if i < own_columns {
+                    weights.centipawns(column)
+                } else {
+                    preset.centipawns(column)
+                }
+            })
+            .collect();
+        let to_units = |cp: f64| {
+            (cp * f64::from(UNITS_PER_CP))
+                .round()
+                .clamp(-MAX_WEIGHT_UNITS, MAX_WEIGHT_UNITS) as i32
+        };
+        let term_weights = layout
+            .all_term_columns()
+            .into_iter()
+            .map(|columns| match columns {
+                TermColumns::Single(c) => [to_units(column_cp[c]); 2],
+                TermColumns::Tapered { mg, eg } => {
+                    [to_units(column_cp[mg]), to_units(column_cp[eg])]
+                }
             })
             .collect();
 
-        let mut piece_values = [0; 6];
-        let has_material = layout.sets().any(|s| s == FeatureSet::Material);
-        for (i, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
-            let cp = if has_material { weights.centipawns(column).round() as i32 } else { CLASSICAL_PIECE_VALUES[i] };
-            piece_values[i] = cp.clamp(0, EVAL_LIMIT / 4);
-        }
-
-        let name = if with_preset { format!("{name}+{}", preset.name) } else { name };
-        Ok(Evaluator { name, layout, weights: weights_units, piece_values })
+        let piece_values = piece_values(weights, &layout);
+        let name = if with_preset {
+            format!("{name}+{}", preset.name)
+        } else {
+            name
+        };
+        Ok(Evaluator {
+            name,
+            layout,
+            term_weights,
+            column_cp,
+            piece_values,
+        })
     }
 
     /// The weights' name, with `+pst` when the PST preset was appended.
@@ -165,8 +193,18 @@ impl Evaluator {
     /// The evaluation of `pos` in centipawns from white's point of view.
     #[inline]
     pub fn evaluate_white(&self, pos: &Chess) -> i32 {
-        let units = self.layout.dot(pos, &self.weights);
-        units_to_cp(units).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+        let ctx = Context::new(pos);
+        let (mut mg, mut eg) = (0i64, 0i64);
+        let weights = &self.term_weights;
+        self.layout.visit_terms(&ctx, |t, v| {
+            let [wm, we] = weights[t];
+            mg += i64::from(wm) * i64::from(v);
+            eg += i64::from(we) * i64::from(v);
+        });
+        let phase = i64::from(ctx.phase);
+        let units = mg * phase + eg * (i64::from(MAX_PHASE) - phase);
+        units_to_cp(units, i64::from(UNITS_PER_CP) * i64::from(MAX_PHASE))
+            .clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
     /// The evaluation of `pos` in centipawns from the side to move's point
@@ -182,38 +220,92 @@ impl Evaluator {
 
     /// The evaluation of `pos` broken down into its non-zero features.
     pub fn explain(&self, pos: &Chess) -> Explanation {
-        let mut x = vec![0; self.layout.len()];
+        let mut x = vec![0.0; self.layout.len()];
         self.layout.write(pos, &mut x);
         let terms = self
             .layout
             .columns()
             .into_iter()
-            .zip(x.iter().zip(&self.weights))
-            .filter(|(_, (value, _))| **value != 0)
-            .map(|(column, (&value, &w))| Term {
+            .zip(x.iter().zip(&self.column_cp))
+            .filter(|(_, (value, _))| **value != 0.0)
+            .map(|(column, (&value, &cp))| Term {
                 column,
                 value,
-                centipawns: f64::from(w) * f64::from(value) / f64::from(UNITS_PER_CP),
+                centipawns: cp * value,
             })
             .collect();
         let white = self.evaluate_white(pos);
-        let side_to_move = if pos.turn() == Color::White { white } else { -white };
-        Explanation { terms, white, side_to_move }
+        let side_to_move = if pos.turn() == Color::White {
+            white
+        } else {
+            -white
+        };
+        Explanation {
+            terms,
+            phase: crate::features::phase(pos.board()),
+            white,
+            side_to_move,
+        }
     }
 }
 
-/// Fixed-point units to centipawns, rounding half away from zero so that a
-/// position and its colour-mirrored twin evaluate to exact negatives.
-fn units_to_cp(units: i32) -> i32 {
-    let half = UNITS_PER_CP / 2;
-    if units >= 0 { (units + half) / UNITS_PER_CP } else { -((-units + half) / UNITS_PER_CP) }
+/// Piece values for move ordering: the material weights (tapered ones
+/// blended at phase 12), else the classical values.
+fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
+    let mut values = [0; 6];
+    for (i, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
+        let cp = if layout.contains(FeatureSet::Material) {
+            weights.centipawns(column)
+        } else if layout.contains(FeatureSet::MaterialTapered) {
+            (weights.centipawns(&format!("mg_{column}"))
+                + weights.centipawns(&format!("eg_{column}")))
+                / 2.0
+        } else {
+            f64::from(CLASSICAL_PIECE_VALUES[i])
+        };
+        values[i] = (cp.round() as i32).clamp(0, EVAL_LIMIT / 4);
+    }
+    values
+}
+
+/// Fixed-point units to centipawns (`units / per_cp`), rounding half away
+/// from zero so that a position and its colour-mirrored twin evaluate to
+/// exact negatives.
+fn units_to_cp(units: i64, per_cp: i64) -> i32 {
+    let half = per_cp / 2;
+    let cp = if units >= 0 {
+        (units + half) / per_cp
+    } else {
+        -((-units + half) / per_cp)
+    };
+    cp.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{:<10} {:>6} {:>10}", "feature", "value", "cp (white)")?;
+        let width = self
+            .terms
+            .iter()
+            .map(|t| t.column.len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
+        writeln!(
+            f,
+            "phase {} of 24 (24 = all pieces on the board)",
+            self.phase
+        )?;
+        writeln!(
+            f,
+            "{:<width$} {:>8} {:>10}",
+            "feature", "value", "cp (white)"
+        )?;
         for term in &self.terms {
-            writeln!(f, "{:<10} {:>6} {:>10.2}", term.column, term.value, term.centipawns)?;
+            writeln!(
+                f,
+                "{:<width$} {:>8.4} {:>10.2}",
+                term.column, term.value, term.centipawns
+            )?;
         }
         writeln!(f, "total: {} cp for white, {} cp for the side to move", self.white, self.side_to_move)
     }
@@ -246,13 +338,17 @@ mod tests {
 
     /// `scale × Σ weight · x` in floating point, from the dense vector.
     fn reference(weights: &[(&Weights, usize)], layout: &FeatureLayout, p: &Chess) -> f64 {
-        let mut x = vec![0; layout.len()];
+        let mut x = vec![0.0; layout.len()];
         layout.write(p, &mut x);
         let columns = layout.columns();
         let mut cp = 0.0;
         for (i, column) in columns.iter().enumerate() {
-            let owner = weights.iter().find(|(_, end)| i < *end).expect("column owner").0;
-            cp += owner.centipawns(column) * f64::from(x[i]);
+            let owner = weights
+                .iter()
+                .find(|(_, end)| i < *end)
+                .expect("column owner")
+                .0;
+            cp += owner.centipawns(column) * x[i];
         }
         cp
     }
@@ -316,12 +412,16 @@ mod tests {
         let eval = Evaluator::new(&Weights::preset("kaissa").unwrap()).unwrap();
         let p = pos(FENS[1]);
         let explanation = eval.explain(&p);
-        assert!(explanation.terms.iter().all(|t| t.value != 0));
+        assert!(explanation.terms.iter().all(|t| t.value != 0.0));
         let sum: f64 = explanation.terms.iter().map(|t| t.centipawns).sum();
         assert!((sum - f64::from(explanation.white)).abs() <= 0.5 + 1e-9);
         assert!(explanation.to_string().contains("total:"));
-        let knight = explanation.terms.iter().find(|t| t.column == "mg_N_e5").unwrap();
-        assert_eq!(knight.value, 24);
+        let knight = explanation
+            .terms
+            .iter()
+            .find(|t| t.column == "mg_N_e5")
+            .unwrap();
+        assert_eq!(knight.value, 1.0);
     }
 
     #[test]

@@ -10,9 +10,9 @@
 //! advanced, most of all in the endgame, where an advanced pawn is usually a
 //! passed one.
 //!
-//! As a weights file, the preset has `features = ["pst"]` and
-//! `scale = 1/24`: the `pst` feature values are `±phase` and `±(24 - phase)`
-//! (see [`crate::features::pst`]), so
+//! As a weights file, the preset has `features = ["pst"]`, `scale = 1` and
+//! one weight per column in centipawns: a tapered column's value is the
+//! piece's share of the phase (see [`crate::features`]), so
 //! `cp = Σ (mg · phase + eg · (24 - phase)) / 24`, the usual tapered blend.
 
 use std::collections::BTreeMap;
@@ -196,7 +196,7 @@ pub fn pst_value(phase_block: usize, role: Role, square: Square) -> i32 {
 }
 
 /// The built-in PST preset as a weights file: `features = ["pst"]`,
-/// `scale = 1/24`, one weight per non-zero column in centipawns, so that the
+/// `scale = 1`, one weight per non-zero column in centipawns, so that the
 /// evaluation is `Σ (mg · phase + eg · (24 - phase)) / 24` centipawns.
 pub fn pst_preset() -> Weights {
     let mut weights = BTreeMap::new();
@@ -205,7 +205,11 @@ pub fn pst_preset() -> Weights {
             for square in Square::ALL {
                 let value = pst_value(phase_block, role, square);
                 if value != 0 {
-                    let column = Pst::column_name(Pst::column(phase_block, role, square)).expect("column in range");
+                    let column = format!(
+                        "{}_{}",
+                        ["mg", "eg"][phase_block],
+                        Pst::terms()[Pst::term(role, square)]
+                    );
                     weights.insert(column, f64::from(value));
                 }
             }
@@ -215,7 +219,7 @@ pub fn pst_preset() -> Weights {
         format: FORMAT,
         name: PST_PRESET_NAME.to_string(),
         features: vec![FeatureSet::Pst.name().to_string()],
-        scale: 1.0 / f64::from(crate::features::pst::MAX_PHASE),
+        scale: 1.0,
         intercept: None,
         weights,
     }
@@ -242,6 +246,6 @@ mod tests {
         preset.save(&path).unwrap();
         let loaded = Weights::load(&path).unwrap();
         assert_eq!(loaded, preset);
-        assert!((loaded.centipawns("mg_N_e4") - 22.0 / 24.0).abs() < 1e-12);
+        assert_eq!(loaded.centipawns("mg_N_e4"), 22.0);
     }
 }

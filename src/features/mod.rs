@@ -1,16 +1,37 @@
-//! Feature sets: named, fixed-length integer vectors computed from a position.
+//! Feature sets: the terms of a linear evaluation, computed from a position.
 //!
-//! A feature vector is always "white minus black", so that the logistic model
-//! `P(white scores) = σ(θ · x)` is symmetric under colour swap. The same code
-//! feeds three consumers:
+//! Every feature is "white minus black", so that the logistic model
+//! `P(white scores) = σ(θ · x)` is symmetric under colour swap. A feature set
+//! is a list of *terms* (a piece count, a knight on e4, a passed pawn on the
+//! 6th rank, ...); each set module has one `visit` that reports the non-zero
+//! terms of a position as `(term, count)` pairs. The same visit feeds three
+//! consumers:
 //!
-//! * extraction writes dense rows with [`FeatureLayout::write`];
-//! * fitting reads those rows back by column name;
-//! * the engine evaluates `θ · x` with [`FeatureLayout::dot`], which walks the
-//!   very same [`FeatureLayout::visit`] as extraction.
+//! * extraction stores the pairs as a sparse row ([`FeatureLayout::terms_of`]);
+//! * fitting reads those rows back (or dense columns for small layouts);
+//! * the engine folds the pairs into `θ · x` (see `engine::eval`).
 //!
-//! Adding a feature set means one new module with a unit struct that has
-//! `COLUMNS` and a `visit` function, plus one [`FeatureSet`] variant.
+//! ## Tapered terms
+//!
+//! Most sets are *tapered*: each term has a middlegame and an endgame
+//! column (`mg_…`, `eg_…`), blended by the game phase `p` in `0..=24`
+//! ([`phase`]). The design-matrix values of a term with count `c` are
+//! `c · p / 24` in its `mg` column and `c · (24 − p) / 24` in its `eg`
+//! column, so a weight is the term's value in a full middlegame (`mg`) or a
+//! pawn ending (`eg`), and the evaluation stays linear in the weights. An
+//! untapered term (the article's `material`) has one column with value `c`.
+//! Rows are stored by term with the phase beside them, so a tapered term
+//! costs one entry, not two.
+//!
+//! ## Identification
+//!
+//! Some groups of terms add up to a piece count (a piece's PST squares, a
+//! piece's mobility counts) or to nothing at all (the king's squares). Then
+//! adding a constant to the whole group changes no evaluation, or only
+//! moves value between the group and the piece's material weight: the fit
+//! cannot tell them apart. Each set declares such groups ([`TermGroup`]),
+//! and the fitter keeps each group's sum where the starting weights put it
+//! (see `fit::sparse`): a table is then "relative to its own mean".
 //!
 //! ```
 //! use pgntune::features::FeatureLayout;
@@ -18,83 +39,216 @@
 //!
 //! let layout = FeatureLayout::parse("material").unwrap();
 //! assert_eq!(layout.columns(), ["P", "N", "B", "R", "Q"]);
-//! let mut x = vec![0; layout.len()];
+//! let mut x = vec![0.0; layout.len()];
 //! layout.write(&Chess::default(), &mut x);
-//! assert_eq!(x, [0, 0, 0, 0, 0]);
+//! assert_eq!(x, [0.0; 5]);
 //! ```
 
+pub mod context;
 pub mod material;
 pub mod pst;
+pub mod simple;
 
 use std::fmt;
+use std::sync::OnceLock;
 
-use shakmaty::Chess;
+use shakmaty::{Chess, Role};
 
+pub use context::{Context, MAX_PHASE, phase};
 pub use material::Material;
 pub use pst::Pst;
+pub use simple::{BishopPair, MaterialTapered, Tempo};
 
-/// One named block of features.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+/// One named block of evaluation terms.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FeatureSet {
-    /// Piece-count differences P, N, B, R, Q (white minus black).
+    /// Piece-count differences P, N, B, R, Q (the 2015 article; untapered).
     Material,
-    /// Tapered piece-square tables: per piece a middlegame and an endgame
-    /// column, weighted by the game phase (see [`pst`]).
+    /// Piece counts with a middlegame and an endgame value each.
+    MaterialTapered,
+    /// Piece-square tables: one term per role and square (see [`pst`]).
     Pst,
+    /// Owning two or more bishops.
+    BishopPair,
+    /// The side to move.
+    Tempo,
+}
+
+/// A group of terms whose values add up to a piece count or to zero in
+/// every position, so that its level is not identified beside material.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TermGroup {
+    /// A short name for reports, such as `pst N`.
+    pub name: String,
+    /// The terms, as indices within the set.
+    pub terms: std::ops::Range<usize>,
+    /// What the group's values add up to, per side.
+    pub sum: GroupSum,
+}
+
+/// What a [`TermGroup`]'s values add up to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GroupSum {
+    /// Nothing: the group's level never changes an evaluation.
+    Zero,
+    /// The number of pieces of this role.
+    Count(Role),
+}
+
+/// The static description of a set, from its module.
+struct SetInfo {
+    name: &'static str,
+    meaning: &'static str,
+    tapered: bool,
+    material_only: bool,
+    terms: fn() -> Vec<String>,
+    groups: fn() -> Vec<TermGroup>,
 }
 
 impl FeatureSet {
     /// Every feature set the library knows, in the order `--help` lists them.
-    pub const ALL: &'static [FeatureSet] = &[FeatureSet::Material, FeatureSet::Pst];
+    pub const ALL: &'static [FeatureSet] = &[
+        FeatureSet::Material,
+        FeatureSet::MaterialTapered,
+        FeatureSet::Pst,
+        FeatureSet::BishopPair,
+        FeatureSet::Tempo,
+    ];
+
+    /// The sets of `--features full`: the whole evaluation, every set tapered.
+    pub const FULL: &'static [FeatureSet] = &[
+        FeatureSet::MaterialTapered,
+        FeatureSet::Pst,
+        FeatureSet::BishopPair,
+        FeatureSet::Tempo,
+    ];
+
+    fn info(self) -> SetInfo {
+        match self {
+            FeatureSet::Material => SetInfo {
+                name: "material",
+                meaning: "piece counts P N B R Q, white minus black (the 2015 article; untapered)",
+                tapered: false,
+                material_only: true,
+                terms: || Material::COLUMNS.iter().map(|c| c.to_string()).collect(),
+                groups: Vec::new,
+            },
+            FeatureSet::MaterialTapered => SetInfo {
+                name: "material_tapered",
+                meaning: MaterialTapered::MEANING,
+                tapered: true,
+                material_only: true,
+                terms: MaterialTapered::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Pst => SetInfo {
+                name: "pst",
+                meaning: "piece-square tables: each piece by its square, from its own side (mirrored for black)",
+                tapered: true,
+                material_only: false,
+                terms: Pst::terms,
+                groups: Pst::groups,
+            },
+            FeatureSet::BishopPair => SetInfo {
+                name: "bishop_pair",
+                meaning: BishopPair::MEANING,
+                tapered: true,
+                material_only: true,
+                terms: BishopPair::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Tempo => SetInfo {
+                name: "tempo",
+                meaning: Tempo::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Tempo::terms,
+                groups: Vec::new,
+            },
+        }
+    }
 
     /// The name used on the command line and in weight files.
     pub fn name(self) -> &'static str {
-        match self {
-            FeatureSet::Material => "material",
-            FeatureSet::Pst => "pst",
-        }
+        self.info().name
     }
 
-    /// Column names of this set, in vector order.
+    /// One line saying what the set measures, for `pgntune features`.
+    pub fn meaning(self) -> &'static str {
+        self.info().meaning
+    }
+
+    /// True when each term has a middlegame and an endgame column.
+    pub fn tapered(self) -> bool {
+        self.info().tapered
+    }
+
+    /// The names of the set's terms, in term order (cached).
+    pub fn terms(self) -> &'static [String] {
+        static CACHE: [OnceLock<Vec<String>>; FeatureSet::ALL.len()] =
+            [const { OnceLock::new() }; FeatureSet::ALL.len()];
+        let index = FeatureSet::ALL
+            .iter()
+            .position(|&s| s == self)
+            .expect("every set is in ALL");
+        CACHE[index].get_or_init(|| (self.info().terms)())
+    }
+
+    /// Number of terms.
+    pub fn term_count(self) -> usize {
+        self.terms().len()
+    }
+
+    /// Column names of this set, in vector order: the terms, or for a
+    /// tapered set `mg_` + every term, then `eg_` + every term.
     pub fn columns(self) -> Vec<String> {
-        match self {
-            FeatureSet::Material => Material::COLUMNS.iter().map(|c| c.to_string()).collect(),
-            FeatureSet::Pst => Pst::columns(),
+        if self.tapered() {
+            let terms = self.terms();
+            terms
+                .iter()
+                .map(|t| format!("mg_{t}"))
+                .chain(terms.iter().map(|t| format!("eg_{t}")))
+                .collect()
+        } else {
+            self.terms().to_vec()
         }
     }
 
-    /// Number of features in this set.
+    /// Number of columns (twice the terms for a tapered set).
     pub fn len(self) -> usize {
-        match self {
-            FeatureSet::Material => Material::COLUMNS.len(),
-            FeatureSet::Pst => Pst::LEN,
-        }
+        self.term_count() * if self.tapered() { 2 } else { 1 }
     }
 
-    /// True for a set without features (none so far; for clippy's
-    /// `len_without_is_empty`).
+    /// True for a set without features (none; for clippy's `len_without_is_empty`).
     pub fn is_empty(self) -> bool {
         self.len() == 0
     }
 
     /// True when the set's values depend only on how many pieces of each
-    /// kind each side has, so they can change only on a capture or a
-    /// promotion. Extraction uses this to skip recomputing unchanged vectors.
+    /// kind each side has (the phase included), so they can change only on
+    /// a capture or a promotion. Extraction uses this to skip recomputing
+    /// unchanged vectors.
     pub fn depends_only_on_material(self) -> bool {
-        match self {
-            FeatureSet::Material => true,
-            FeatureSet::Pst => false,
-        }
+        self.info().material_only
     }
 
-    /// Calls `emit(column, value)` for every non-zero feature of `pos`.
-    /// A column may be reported more than once (`pst` reports a white and a
-    /// black piece on mirrored squares separately): the values add up.
+    /// The set's groups of terms whose level is not identified (see the
+    /// module documentation).
+    pub fn groups(self) -> Vec<TermGroup> {
+        (self.info().groups)()
+    }
+
+    /// Calls `emit(term, count)` for the set's terms in `ctx`'s position.
+    /// A term may be reported more than once (a white and a black piece on
+    /// mirrored squares); the counts add up. Zero counts may be reported.
     #[inline]
-    pub fn visit<F: FnMut(usize, i32)>(self, pos: &Chess, emit: F) {
+    pub fn visit<F: FnMut(usize, i32)>(self, ctx: &Context, emit: F) {
         match self {
-            FeatureSet::Material => Material::visit(pos, emit),
-            FeatureSet::Pst => Pst::visit(pos, emit),
+            FeatureSet::Material => Material::visit(ctx.pos, emit),
+            FeatureSet::MaterialTapered => MaterialTapered::visit(ctx, emit),
+            FeatureSet::Pst => Pst::visit(ctx, emit),
+            FeatureSet::BishopPair => BishopPair::visit(ctx, emit),
+            FeatureSet::Tempo => Tempo::visit(ctx, emit),
         }
     }
 }
@@ -107,7 +261,7 @@ impl fmt::Display for FeatureSet {
 
 /// A feature-set name that the library does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown feature set '{name}' (known: {known})")]
+#[error("unknown feature set '{name}' (known: {known}, or full)")]
 pub struct UnknownFeatureSet {
     /// The name as given.
     pub name: String,
@@ -124,41 +278,101 @@ impl std::str::FromStr for FeatureSet {
             .copied()
             .find(|set| set.name().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| UnknownFeatureSet {
-                name: s.to_string(),
-                known: FeatureSet::ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
+                name: s.trim().to_string(),
+                known: FeatureSet::ALL
+                    .iter()
+                    .map(|s| s.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             })
     }
+}
+
+/// One set's place in a layout.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Placed {
+    set: FeatureSet,
+    /// Index of the set's first term in the layout's terms.
+    term_offset: usize,
+    /// Index of the set's first column in the layout's columns.
+    column_offset: usize,
+}
+
+/// Where a term's values go in the dense vector.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TermColumns {
+    /// An untapered term: one column, value = count.
+    Single(usize),
+    /// A tapered term: `mg` gets `count · p / 24`, `eg` gets `count · (24 − p) / 24`.
+    Tapered {
+        /// The middlegame column.
+        mg: usize,
+        /// The endgame column.
+        eg: usize,
+    },
+}
+
+/// One non-zero term of a position: its index in the layout and its count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TermValue {
+    /// The term's index in the layout.
+    pub term: u16,
+    /// Its count (white minus black).
+    pub value: i16,
 }
 
 /// An ordered list of feature sets: the layout of one feature vector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FeatureLayout {
-    sets: Vec<(FeatureSet, usize)>,
-    len: usize,
+    sets: Vec<Placed>,
+    terms: usize,
+    columns: usize,
 }
 
+/// The largest number of terms a layout may have: term indices are stored in 16 bits.
+pub const MAX_TERMS: usize = u16::MAX as usize;
+
 impl FeatureLayout {
-    /// A layout of the given sets, in order.
+    /// A layout of the given sets, in order (a set named twice counts once).
     pub fn new(sets: &[FeatureSet]) -> FeatureLayout {
-        let mut offset = 0;
-        let mut placed = Vec::with_capacity(sets.len());
+        let mut placed: Vec<Placed> = Vec::with_capacity(sets.len());
+        let (mut terms, mut columns) = (0, 0);
         for &set in sets {
-            if placed.iter().any(|&(s, _)| s == set) {
+            if placed.iter().any(|p| p.set == set) {
                 continue;
             }
-            placed.push((set, offset));
-            offset += set.len();
+            placed.push(Placed {
+                set,
+                term_offset: terms,
+                column_offset: columns,
+            });
+            terms += set.term_count();
+            columns += set.len();
         }
-        FeatureLayout { sets: placed, len: offset }
+        debug_assert!(terms <= MAX_TERMS);
+        FeatureLayout {
+            sets: placed,
+            terms,
+            columns,
+        }
     }
 
-    /// Parses a comma-separated list such as `material`.
+    /// The whole evaluation: every set of [`FeatureSet::FULL`].
+    pub fn full() -> FeatureLayout {
+        FeatureLayout::new(FeatureSet::FULL)
+    }
+
+    /// Parses a comma-separated list such as `material` or `material,pst`;
+    /// `full` stands for [`FeatureSet::FULL`].
     pub fn parse(list: &str) -> Result<FeatureLayout, UnknownFeatureSet> {
-        let sets = list
-            .split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(str::parse)
-            .collect::<Result<Vec<FeatureSet>, _>>()?;
+        let mut sets = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if name.eq_ignore_ascii_case("full") {
+                sets.extend_from_slice(FeatureSet::FULL);
+            } else {
+                sets.push(name.parse()?);
+            }
+        }
         Ok(FeatureLayout::new(&sets))
     }
 
@@ -180,22 +394,40 @@ impl FeatureLayout {
 
     /// The feature sets in this layout.
     pub fn sets(&self) -> impl Iterator<Item = FeatureSet> + '_ {
-        self.sets.iter().map(|&(set, _)| set)
+        self.sets.iter().map(|p| p.set)
+    }
+
+    /// True when the layout contains `set`.
+    pub fn contains(&self, set: FeatureSet) -> bool {
+        self.sets().any(|s| s == set)
     }
 
     /// The comma-separated names of the sets, as [`FeatureLayout::parse`] reads them.
     pub fn spec(&self) -> String {
-        self.sets().map(FeatureSet::name).collect::<Vec<_>>().join(",")
+        self.sets()
+            .map(FeatureSet::name)
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
-    /// Length of the feature vector.
+    /// Number of columns of the dense feature vector.
     pub fn len(&self) -> usize {
-        self.len
+        self.columns
     }
 
     /// True for a layout with no features.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.columns == 0
+    }
+
+    /// Number of terms (a tapered term has two columns).
+    pub fn term_count(&self) -> usize {
+        self.terms
+    }
+
+    /// True when any set is tapered, so that rows need the phase.
+    pub fn is_tapered(&self) -> bool {
+        self.sets().any(FeatureSet::tapered)
     }
 
     /// True when every set in the layout depends only on material (see
@@ -209,29 +441,117 @@ impl FeatureLayout {
         self.sets().flat_map(FeatureSet::columns).collect()
     }
 
-    /// Calls `emit(index, value)` for every non-zero feature of `pos`.
-    #[inline]
-    pub fn visit<F: FnMut(usize, i32)>(&self, pos: &Chess, mut emit: F) {
-        for &(set, offset) in &self.sets {
-            set.visit(pos, |i, v| emit(offset + i, v));
+    /// Term names, in term order (unique across the layout's sets).
+    pub fn term_names(&self) -> Vec<String> {
+        self.sets()
+            .flat_map(|s| s.terms().iter().cloned())
+            .collect()
+    }
+
+    /// The set that term `term` belongs to, with the term's index within it.
+    pub fn set_of_term(&self, term: usize) -> Option<(FeatureSet, usize)> {
+        let placed = self.sets.iter().rev().find(|p| p.term_offset <= term)?;
+        (term < placed.term_offset + placed.set.term_count())
+            .then(|| (placed.set, term - placed.term_offset))
+    }
+
+    /// The columns of term `term`.
+    pub fn term_columns(&self, term: usize) -> TermColumns {
+        let (set, local) = self
+            .set_of_term(term)
+            .expect("term index inside the layout");
+        let placed = self.sets.iter().find(|p| p.set == set).expect("placed set");
+        if set.tapered() {
+            let mg = placed.column_offset + local;
+            TermColumns::Tapered {
+                mg,
+                eg: mg + set.term_count(),
+            }
+        } else {
+            TermColumns::Single(placed.column_offset + local)
         }
     }
 
-    /// Writes the dense feature vector of `pos` into `out` (length [`Self::len`]).
-    pub fn write(&self, pos: &Chess, out: &mut [i32]) {
-        debug_assert_eq!(out.len(), self.len);
-        out.fill(0);
-        self.visit(pos, |i, v| out[i] += v);
+    /// The columns of every term, in term order.
+    pub fn all_term_columns(&self) -> Vec<TermColumns> {
+        (0..self.terms).map(|t| self.term_columns(t)).collect()
     }
 
-    /// `weights · features(pos)`: the engine's evaluation, from the same
-    /// visit that extraction uses.
+    /// Every identification group of the layout, with term indices of the
+    /// layout (see [`TermGroup`]).
+    pub fn groups(&self) -> Vec<TermGroup> {
+        self.sets
+            .iter()
+            .flat_map(|p| {
+                p.set.groups().into_iter().map(move |g| TermGroup {
+                    name: g.name,
+                    terms: g.terms.start + p.term_offset..g.terms.end + p.term_offset,
+                    sum: g.sum,
+                })
+            })
+            .collect()
+    }
+
+    /// Calls `emit(term, count)` for every term the sets report in `ctx`'s
+    /// position (repeats add up; zeros may be reported).
     #[inline]
-    pub fn dot(&self, pos: &Chess, weights: &[i32]) -> i32 {
-        debug_assert_eq!(weights.len(), self.len);
-        let mut sum = 0;
-        self.visit(pos, |i, v| sum += weights[i] * v);
-        sum
+    pub fn visit_terms<F: FnMut(usize, i32)>(&self, ctx: &Context, mut emit: F) {
+        for placed in &self.sets {
+            let offset = placed.term_offset;
+            placed.set.visit(ctx, |t, v| emit(offset + t, v));
+        }
+    }
+
+    /// The non-zero terms of `pos`, sorted by term, repeats added up, into
+    /// `out` (cleared first). Returns the position's phase.
+    pub fn terms_of(&self, pos: &Chess, scratch: &mut TermScratch, out: &mut Vec<TermValue>) -> u8 {
+        let ctx = Context::new(pos);
+        scratch.collect(self, &ctx, out);
+        ctx.phase as u8
+    }
+
+    /// Calls `emit(column, value)` with the design-matrix values of `pos`
+    /// (tapered columns scaled by the phase; see the module documentation).
+    pub fn visit_columns<F: FnMut(usize, f64)>(&self, pos: &Chess, mut emit: F) {
+        let ctx = Context::new(pos);
+        let p = f64::from(ctx.phase);
+        for placed in &self.sets {
+            let set = placed.set;
+            let offset = placed.column_offset;
+            if set.tapered() {
+                let n = set.term_count();
+                set.visit(&ctx, |t, v| {
+                    let v = f64::from(v);
+                    emit(offset + t, v * p / 24.0);
+                    emit(offset + n + t, v * (24.0 - p) / 24.0);
+                });
+            } else {
+                set.visit(&ctx, |t, v| emit(offset + t, f64::from(v)));
+            }
+        }
+    }
+
+    /// Writes the dense design-matrix row of `pos` into `out` (length [`Self::len`]).
+    pub fn write(&self, pos: &Chess, out: &mut [f64]) {
+        debug_assert_eq!(out.len(), self.columns);
+        out.fill(0.0);
+        self.visit_columns(pos, |i, v| out[i] += v);
+    }
+
+    /// The dense design-matrix row of terms `entries` at `phase`.
+    pub fn expand(&self, entries: &[TermValue], phase: u8, out: &mut [f64]) {
+        out.fill(0.0);
+        let p = f64::from(phase);
+        for e in entries {
+            let v = f64::from(e.value);
+            match self.term_columns(usize::from(e.term)) {
+                TermColumns::Single(c) => out[c] += v,
+                TermColumns::Tapered { mg, eg } => {
+                    out[mg] += v * p / 24.0;
+                    out[eg] += v * (24.0 - p) / 24.0;
+                }
+            }
+        }
     }
 }
 
@@ -241,49 +561,48 @@ impl Default for FeatureLayout {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use shakmaty::{CastlingMode, fen::Fen};
+/// Reusable scratch space for collecting a position's terms.
+#[derive(Clone, Debug, Default)]
+pub struct TermScratch {
+    values: Vec<i32>,
+    seen: Vec<bool>,
+    touched: Vec<u32>,
+}
 
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
-    }
-
-    #[test]
-    fn dot_agrees_with_dense_write() {
-        let layout = FeatureLayout::default();
-        let p = pos("4k3/8/8/8/8/8/PPP5/RN2K2Q w - - 0 1");
-        let mut x = vec![0; layout.len()];
-        layout.write(&p, &mut x);
-        assert_eq!(x, [3, 1, 0, 1, 1]);
-        let w = [100, 300, 310, 500, 900];
-        assert_eq!(layout.dot(&p, &w), 300 + 300 + 500 + 900);
-    }
-
-    #[test]
-    fn parse_rejects_unknown_sets_and_dedups() {
-        assert!(FeatureLayout::parse("material,nonsense").is_err());
-        let l = FeatureLayout::parse("material, material").unwrap();
-        assert_eq!(l.len(), 5);
-        assert_eq!(l.spec(), "material");
-    }
-
-    #[test]
-    fn pst_follows_material_in_a_combined_layout() {
-        let layout = FeatureLayout::parse("material,pst").unwrap();
-        assert_eq!(layout.len(), 5 + 768);
-        assert!(!layout.depends_only_on_material());
-        let columns = layout.columns();
-        assert_eq!(columns[5], "mg_P_a1");
-        assert_eq!(columns[5 + 768 - 1], "eg_K_h8");
-        assert_eq!(FeatureLayout::from_columns(&columns), Some(layout.clone()));
-        // A white knight on e4 against a bare king: phase 1.
-        let p = pos("4k3/8/8/8/4N3/8/8/4K3 w - - 0 1");
-        let mut x = vec![0; layout.len()];
-        layout.write(&p, &mut x);
-        assert_eq!(x[1], 1);
-        assert_eq!(x[5 + columns[5..].iter().position(|c| c == "mg_N_e4").unwrap()], 1);
-        assert_eq!(x[5 + columns[5..].iter().position(|c| c == "eg_N_e4").unwrap()], 23);
+impl TermScratch {
+    /// Collects the non-zero terms of `ctx`'s position into `out`, sorted
+    /// by term with repeats added up (terms that cancel out are left out).
+    pub fn collect(&mut self, layout: &FeatureLayout, ctx: &Context, out: &mut Vec<TermValue>) {
+        out.clear();
+        if self.values.len() < layout.term_count() {
+            self.values.resize(layout.term_count(), 0);
+            self.seen.resize(layout.term_count(), false);
+        }
+        let (values, seen, touched) = (&mut self.values, &mut self.seen, &mut self.touched);
+        touched.clear();
+        layout.visit_terms(ctx, |t, v| {
+            if v != 0 {
+                if !seen[t] {
+                    seen[t] = true;
+                    touched.push(t as u32);
+                }
+                values[t] += v;
+            }
+        });
+        touched.sort_unstable();
+        for &t in touched.iter() {
+            let t = t as usize;
+            seen[t] = false;
+            let v = std::mem::take(&mut values[t]);
+            if v != 0 {
+                out.push(TermValue {
+                    term: t as u16,
+                    value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
+                });
+            }
+        }
     }
 }
+
+#[cfg(test)]
+mod tests;

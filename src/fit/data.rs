@@ -226,12 +226,10 @@ impl RowMerger {
     }
 
     /// Adds every row of an extraction batch (features are integers there).
-    pub fn add_batch(&mut self, batch: &RowBatch) {
-        let mut x = vec![0.0; batch.width];
+    pub fn add_batch(&mut self, batch: &RowBatch, layout: &crate::features::FeatureLayout) {
+        let mut x = vec![0.0; layout.len()];
         for i in 0..batch.len() {
-            for (v, &f) in x.iter_mut().zip(batch.row(i)) {
-                *v = f64::from(f);
-            }
+            batch.dense_row(i, layout, &mut x);
             self.add(&x, batch.results[i], Some(batch.games[i]));
         }
     }

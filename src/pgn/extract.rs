@@ -87,7 +87,7 @@ impl Default for ExtractConfig {
 impl ExtractConfig {
     /// The columns of the rows this configuration produces.
     pub fn schema(&self) -> Schema {
-        Schema { features: self.layout.columns(), tags: self.tags.clone(), fen: self.fen }
+        Schema { tags: self.tags.clone(), fen: self.fen, ..Schema::new(self.layout.clone()) }
     }
 }
 
@@ -523,8 +523,8 @@ fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mu
     let mut filter = QuietFilter::new(&config.filter, &config.layout);
     let mut pos = start;
     let bad = replay::replay(&mut pos, &game.moves, config.filter.max_plies, |pos, m, ply| {
-        if let Some(x) = filter.after_move(pos, m, ply) {
-            rows.features.extend_from_slice(x);
+        if let Some(row) = filter.after_move(pos, m, ply) {
+            rows.push_features(row.terms, row.phase);
             rows.results.push(result);
             rows.games.push(game.index);
             rows.plies.push(ply);

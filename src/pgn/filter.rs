@@ -15,7 +15,7 @@ use std::str::FromStr;
 use shakmaty::{Chess, Move};
 
 use super::replay::in_check_after;
-use crate::features::FeatureLayout;
+use crate::features::{FeatureLayout, TermScratch, TermValue};
 
 /// The events that reset the quiet counter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl Default for FilterConfig {
 }
 
 /// The filter's state within one game: it decides, move by move, whether
-/// the new position becomes a row, and computes its feature vector.
+/// the new position becomes a row, and computes its features.
 ///
 /// Two shortcuts keep the cost per move low without changing the rule:
 ///
@@ -116,14 +116,27 @@ pub struct QuietFilter<'a> {
     /// Whether the shortcuts above apply.
     material_only: bool,
     idle_allowed: bool,
+    /// Whether the phase is part of the vector (tapered layouts).
+    tapered: bool,
     quiet: u32,
-    /// The current position's vector, valid unless `stale`.
-    current: Vec<i32>,
+    /// The current position's terms and phase, valid unless `stale`.
+    current: Vec<TermValue>,
+    phase: u8,
+    scratch: TermScratch,
     stale: bool,
     /// `current` has been offered for emission already.
     shown: bool,
-    /// The last emitted vector.
-    last: Option<Vec<i32>>,
+    /// The last emitted terms and phase.
+    last: Option<(Vec<TermValue>, u8)>,
+}
+
+/// A position the filter lets through: its non-zero terms and its phase.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QuietRow<'f> {
+    /// The non-zero terms, sorted by term.
+    pub terms: &'f [TermValue],
+    /// The game phase (0 to 24).
+    pub phase: u8,
 }
 
 impl<'a> QuietFilter<'a> {
@@ -137,8 +150,11 @@ impl<'a> QuietFilter<'a> {
             layout,
             material_only,
             idle_allowed,
+            tapered: layout.is_tapered(),
             quiet: 0,
-            current: vec![0; layout.len()],
+            current: Vec::new(),
+            phase: 0,
+            scratch: TermScratch::default(),
             stale: true,
             shown: false,
             last: None,
@@ -146,9 +162,9 @@ impl<'a> QuietFilter<'a> {
     }
 
     /// Called after each move `m` (the game's `ply`-th), leading to `pos`.
-    /// Returns the feature vector when `pos` becomes a row.
+    /// Returns the position's features when `pos` becomes a row.
     #[inline]
-    pub fn after_move(&mut self, pos: &Chess, m: Move, ply: u32) -> Option<&[i32]> {
+    pub fn after_move(&mut self, pos: &Chess, m: Move, ply: u32) -> Option<QuietRow<'_>> {
         let capture = m.is_capture();
         let promotion = m.is_promotion();
         if !self.material_only || capture || promotion {
@@ -166,7 +182,9 @@ impl<'a> QuietFilter<'a> {
             return None;
         }
         if self.stale {
-            self.layout.write(pos, &mut self.current);
+            self.phase = self
+                .layout
+                .terms_of(pos, &mut self.scratch, &mut self.current);
             self.stale = false;
         }
         if self.config.emit == EmitMode::Changes {
@@ -175,12 +193,23 @@ impl<'a> QuietFilter<'a> {
             }
             self.shown = true;
             match &mut self.last {
-                Some(last) if *last == self.current => return None,
-                Some(last) => last.copy_from_slice(&self.current),
-                None => self.last = Some(self.current.clone()),
+                // The phase matters only where it enters the vector.
+                Some((terms, phase))
+                    if *terms == self.current && (!self.tapered || *phase == self.phase) =>
+                {
+                    return None;
+                }
+                Some((terms, phase)) => {
+                    terms.clone_from(&self.current);
+                    *phase = self.phase;
+                }
+                None => self.last = Some((self.current.clone(), self.phase)),
             }
         }
-        Some(&self.current)
+        Some(QuietRow {
+            terms: &self.current,
+            phase: self.phase,
+        })
     }
 }
 
@@ -208,11 +237,11 @@ mod tests {
         for (ply, san) in ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "d4", "c6"].iter().enumerate() {
             let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
             pos.play_unchecked(m);
-            if let Some(x) = filter.after_move(&pos, m, ply as u32 + 1) {
-                emitted.push((ply + 1, x.to_vec()));
+            if let Some(row) = filter.after_move(&pos, m, ply as u32 + 1) {
+                emitted.push((ply + 1, row.terms.to_vec()));
             }
         }
-        // Ply 2: first vector. Plies 3-4 capture; 6-8 quiet but unchanged.
-        assert_eq!(emitted, [(2, vec![0; 5])]);
+        // Ply 2: first vector (all zero). Plies 3-4 capture; 6-8 quiet but unchanged.
+        assert_eq!(emitted, [(2, vec![])]);
     }
 }

@@ -131,8 +131,18 @@ fn pgntune_rows(path: &std::path::Path, unknown: UnknownResult) -> (pgntune::pgn
 
 fn pgntune_rows_with(path: &std::path::Path, config: ExtractConfig) -> (pgntune::pgn::ExtractStats, Vec<IndependentRow>) {
     let (stats, rows) = extract_all(&[InputSource::File(path.to_path_buf())], &config);
+    let mut x = vec![0.0; config.layout.len()];
     let rows = (0..rows.len())
-        .map(|i| (rows.games[i], rows.plies[i], rows.row(i).try_into().unwrap(), rows.results[i].score()))
+        .map(|i| {
+            rows.dense_row(i, &config.layout, &mut x);
+            let material: Vec<i32> = x.iter().map(|&v| v as i32).collect();
+            (
+                rows.games[i],
+                rows.plies[i],
+                material.try_into().unwrap(),
+                rows.results[i].score(),
+            )
+        })
         .collect();
     (stats, rows)
 }

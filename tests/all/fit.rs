@@ -36,7 +36,7 @@ fn openrating_rows() -> Option<MergedRows> {
     let config = pgntune::pgn::ExtractConfig::default();
     let (_, batch) = extract_all(&[pgntune::pgn::InputSource::File(path)], &config);
     let mut merger = RowMerger::new(config.layout.columns(), true);
-    merger.add_batch(&batch);
+    merger.add_batch(&batch, &config.layout);
     Some(merger.finish())
 }
 
