@@ -8,6 +8,7 @@ mod batch;
 mod delimited;
 pub mod format;
 pub mod load;
+pub mod positions;
 mod mat;
 mod octave;
 mod parquet;

@@ -12,6 +12,7 @@ pub mod linalg;
 pub mod model;
 pub mod report;
 pub mod solve;
+pub mod sparse;
 pub mod uncertainty;
 
 use std::time::Instant;

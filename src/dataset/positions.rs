@@ -1,0 +1,307 @@
+//! Training positions in memory: each position as its non-zero terms, two
+//! bytes a term, plus its phase, its labels and its game.
+//!
+//! A whole evaluation has hundreds of columns but a position has only
+//! 30 to 70 non-zero terms (most of them pieces on squares), so a dense row
+//! would waste 95% of its space. A term is packed into 16 bits: the term
+//! index in the high 12 bits, the count in the low 4 bits as a signed
+//! number in `-8..=7`; a larger count (rare: eight pawns against none) is
+//! stored as several entries of the same term, which the sums add up. With
+//! 8 bytes of offset, 1 of phase, 4 of result, 4 of evaluation and 8 of
+//! game id, a position of 60 terms costs 145 bytes.
+
+use crate::features::{FeatureLayout, TermColumns, TermValue};
+
+use super::{GameResult, RowBatch};
+
+/// The largest term index the packed format holds.
+pub const MAX_PACKED_TERMS: usize = 1 << 12;
+
+const VALUE_BITS: u32 = 4;
+const VALUE_MIN: i32 = -(1 << (VALUE_BITS - 1));
+const VALUE_MAX: i32 = (1 << (VALUE_BITS - 1)) - 1;
+
+/// Packs a term and a count that fits in 4 bits.
+#[inline]
+fn pack(term: usize, value: i32) -> u16 {
+    debug_assert!(term < MAX_PACKED_TERMS && (VALUE_MIN..=VALUE_MAX).contains(&value));
+    ((term as u16) << VALUE_BITS) | (value as u16 & ((1 << VALUE_BITS) - 1))
+}
+
+/// The term and count of a packed entry.
+#[inline]
+pub fn unpack(entry: u16) -> (usize, i32) {
+    let term = usize::from(entry >> VALUE_BITS);
+    // Sign-extend the low 4 bits.
+    let value = i32::from(((entry << (16 - VALUE_BITS)) as i16) >> (16 - VALUE_BITS));
+    (term, value)
+}
+
+/// Training positions of one feature layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Positions {
+    layout: FeatureLayout,
+    /// Every position's packed terms, one position after another.
+    entries: Vec<u16>,
+    /// Where each position's entries end.
+    ends: Vec<u64>,
+    /// Each position's phase (0 to 24).
+    phases: Vec<u8>,
+    /// White's score in the position's game: 0, 0.5 or 1.
+    scores: Vec<f32>,
+    /// An evaluation label in centipawns from white's side, NaN when none.
+    evals: Vec<f32>,
+    /// The position's game (for resampling and held-out splits by game).
+    games: Vec<u64>,
+}
+
+/// Why positions cannot be stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the layout '{spec}' has {terms} terms; in-memory training positions hold at most {MAX_PACKED_TERMS}")]
+pub struct TooManyTerms {
+    /// The layout.
+    pub spec: String,
+    /// Its number of terms.
+    pub terms: usize,
+}
+
+impl Positions {
+    /// No positions yet, for `layout`.
+    pub fn new(layout: FeatureLayout) -> Result<Positions, TooManyTerms> {
+        if layout.term_count() > MAX_PACKED_TERMS {
+            return Err(TooManyTerms { spec: layout.spec(), terms: layout.term_count() });
+        }
+        Ok(Positions {
+            layout,
+            entries: Vec::new(),
+            ends: Vec::new(),
+            phases: Vec::new(),
+            scores: Vec::new(),
+            evals: Vec::new(),
+            games: Vec::new(),
+        })
+    }
+
+    /// The feature layout.
+    pub fn layout(&self) -> &FeatureLayout {
+        &self.layout
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.phases.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.phases.is_empty()
+    }
+
+    /// Appends one position.
+    pub fn push(&mut self, terms: &[TermValue], phase: u8, score: f32, eval: f32, game: u64) {
+        for t in terms {
+            let mut value = i32::from(t.value);
+            while value != 0 {
+                let part = value.clamp(VALUE_MIN, VALUE_MAX);
+                self.entries.push(pack(usize::from(t.term), part));
+                value -= part;
+            }
+        }
+        self.ends.push(self.entries.len() as u64);
+        self.phases.push(phase);
+        self.scores.push(score);
+        self.evals.push(eval);
+        self.games.push(game);
+    }
+
+    /// Appends every row of an extraction batch, with game ids offset by `game_base`.
+    pub fn push_batch(&mut self, batch: &RowBatch, game_base: u64) {
+        for i in 0..batch.len() {
+            let eval = batch.evals.get(i).copied().unwrap_or(f32::NAN);
+            self.push(batch.row_terms(i), batch.phases[i], batch.results[i].score() as f32, eval, game_base + batch.games[i]);
+        }
+    }
+
+    /// Appends all positions of `other` (same layout), with game ids offset by `game_base`.
+    pub fn append(&mut self, other: &Positions, game_base: u64) {
+        debug_assert_eq!(self.layout, other.layout);
+        let base = self.entries.len() as u64;
+        self.entries.extend_from_slice(&other.entries);
+        self.ends.extend(other.ends.iter().map(|e| e + base));
+        self.phases.extend_from_slice(&other.phases);
+        self.scores.extend_from_slice(&other.scores);
+        self.evals.extend_from_slice(&other.evals);
+        self.games.extend(other.games.iter().map(|g| g + game_base));
+    }
+
+    /// The packed entries of position `i` (see [`unpack`]).
+    #[inline]
+    pub fn entries(&self, i: usize) -> &[u16] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.entries[start..self.ends[i] as usize]
+    }
+
+    /// The terms of position `i`, merged and sorted (as extraction made them).
+    pub fn terms(&self, i: usize) -> Vec<TermValue> {
+        let mut out: Vec<TermValue> = Vec::new();
+        for &e in self.entries(i) {
+            let (term, value) = unpack(e);
+            match out.last_mut() {
+                Some(last) if usize::from(last.term) == term => last.value += value as i16,
+                _ => out.push(TermValue { term: term as u16, value: value as i16 }),
+            }
+        }
+        out
+    }
+
+    /// The phase of position `i`.
+    #[inline]
+    pub fn phase(&self, i: usize) -> u8 {
+        self.phases[i]
+    }
+
+    /// White's score in the game of position `i` (0, 0.5 or 1).
+    #[inline]
+    pub fn score(&self, i: usize) -> f32 {
+        self.scores[i]
+    }
+
+    /// The evaluation label of position `i` (centipawns, white's side), NaN when none.
+    #[inline]
+    pub fn eval(&self, i: usize) -> f32 {
+        self.evals[i]
+    }
+
+    /// Every position's evaluation label.
+    pub fn evals(&self) -> &[f32] {
+        &self.evals
+    }
+
+    /// Sets the evaluation label of position `i`.
+    pub fn set_eval(&mut self, i: usize, eval: f32) {
+        self.evals[i] = eval;
+    }
+
+    /// The game of position `i`.
+    #[inline]
+    pub fn game(&self, i: usize) -> u64 {
+        self.games[i]
+    }
+
+    /// Every position's game id.
+    pub fn games(&self) -> &[u64] {
+        &self.games
+    }
+
+    /// The result of the game of position `i`.
+    pub fn result(&self, i: usize) -> GameResult {
+        GameResult::from_score(f64::from(self.scores[i])).unwrap_or(GameResult::Draw)
+    }
+
+    /// Number of positions with an evaluation label.
+    pub fn labelled(&self) -> usize {
+        self.evals.iter().filter(|e| !e.is_nan()).count()
+    }
+
+    /// The dense design row of position `i`.
+    pub fn dense_row(&self, i: usize, out: &mut [f64]) {
+        out.fill(0.0);
+        let p = f64::from(self.phases[i]);
+        for &e in self.entries(i) {
+            let (term, value) = unpack(e);
+            let v = f64::from(value);
+            match self.layout.term_columns(term) {
+                TermColumns::Single(c) => out[c] += v,
+                TermColumns::Tapered { mg, eg } => {
+                    out[mg] += v * p / 24.0;
+                    out[eg] += v * (24.0 - p) / 24.0;
+                }
+            }
+        }
+    }
+
+    /// The positions whose index `keep` accepts, in order.
+    pub fn filter(&self, mut keep: impl FnMut(usize) -> bool) -> Positions {
+        let mut out = Positions::new(self.layout.clone()).expect("same layout");
+        for i in 0..self.len() {
+            if keep(i) {
+                out.entries.extend_from_slice(self.entries(i));
+                out.ends.push(out.entries.len() as u64);
+                out.phases.push(self.phases[i]);
+                out.scores.push(self.scores[i]);
+                out.evals.push(self.evals[i]);
+                out.games.push(self.games[i]);
+            }
+        }
+        out
+    }
+
+    /// Bytes of memory the positions occupy (their vectors' lengths).
+    pub fn memory_bytes(&self) -> usize {
+        self.entries.len() * 2 + self.ends.len() * 8 + self.phases.len() + self.scores.len() * 4 + self.evals.len() * 4 + self.games.len() * 8
+    }
+
+    /// Frees spare capacity (after loading, before a long fit).
+    pub fn shrink_to_fit(&mut self) {
+        self.entries.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.phases.shrink_to_fit();
+        self.scores.shrink_to_fit();
+        self.evals.shrink_to_fit();
+        self.games.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::TermScratch;
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+    #[test]
+    fn packing_round_trips_every_count() {
+        for term in [0, 1, 777, MAX_PACKED_TERMS - 1] {
+            for value in VALUE_MIN..=VALUE_MAX {
+                assert_eq!(unpack(pack(term, value)), (term, value));
+            }
+        }
+    }
+
+    #[test]
+    fn large_counts_are_split_and_add_up() {
+        let mut p = Positions::new(FeatureLayout::default()).unwrap();
+        let terms = [TermValue { term: 0, value: 8 }, TermValue { term: 4, value: -9 }, TermValue { term: 2, value: 3 }];
+        p.push(&terms, 0, 1.0, f32::NAN, 7);
+        assert_eq!(p.entries(0).len(), 5);
+        let mut x = vec![0.0; 5];
+        p.dense_row(0, &mut x);
+        assert_eq!(x, [8.0, 0.0, 3.0, 0.0, -9.0]);
+        let mut sorted = terms.to_vec();
+        sorted.sort();
+        assert_eq!(p.terms(0), sorted);
+        assert_eq!((p.score(0), p.game(0), p.result(0)), (1.0, 7, GameResult::WhiteWins));
+    }
+
+    #[test]
+    fn dense_rows_match_the_layout_and_memory_is_small() {
+        let layout = FeatureLayout::parse("material_tapered,pst,bishop_pair,tempo").unwrap();
+        let pos: Chess = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R b KQ - 1 8"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mut scratch = TermScratch::default();
+        let mut terms = Vec::new();
+        let phase = layout.terms_of(&pos, &mut scratch, &mut terms);
+        let mut p = Positions::new(layout.clone()).unwrap();
+        p.push(&terms, phase, 0.5, 35.0, 0);
+        let (mut a, mut b) = (vec![0.0; layout.len()], vec![0.0; layout.len()]);
+        p.dense_row(0, &mut a);
+        layout.write(&pos, &mut b);
+        assert_eq!(a, b);
+        assert!(p.memory_bytes() <= 25 + 2 * terms.len() + 8, "{}", p.memory_bytes());
+        let kept = p.filter(|_| true);
+        assert_eq!(kept, p);
+        assert_eq!(p.filter(|_| false).len(), 0);
+    }
+}

@@ -1,0 +1,232 @@
+//! Running the optimisers on the tuning objective: the argmin problem
+//! (penalised mean loss, projected gradient), L-BFGS and Adam through one
+//! argmin executor, and the observers that report progress and keep the
+//! trace.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use argmin::core::observers::{Observe, ObserverMode};
+use argmin::core::{CostFunction, Error, Executor, Gradient, IterState, KV, State, TerminationReason};
+use argmin::solver::linesearch::HagerZhangLineSearch;
+use argmin::solver::quasinewton::LBFGS;
+use ndarray::Array1;
+
+use super::adam::Adam;
+use super::constraints::Freedom;
+use super::problem::{Objective, Selection};
+use super::{StopReason, TraceRow, TuneConfig, TuneError, TuneProgress, TuneSolver};
+
+/// What every run shares.
+pub(super) struct Setup {
+    pub objective: Arc<Objective>,
+    pub train: Arc<Vec<bool>>,
+    pub test: Option<Arc<Vec<bool>>>,
+    pub freedom: Arc<Freedom>,
+    pub prior: Arc<Vec<f64>>,
+    pub lambda: f64,
+    pub progress: Arc<dyn Fn(&TuneProgress) + Send + Sync>,
+}
+
+/// The result of a run.
+pub(super) struct Outcome {
+    pub weights: Vec<f64>,
+    pub iterations: u64,
+    pub stopped: StopReason,
+    pub trace: Vec<TraceRow>,
+}
+
+/// Cost evaluations allowed within one L-BFGS iteration before the line
+/// search counts as stalled (see `fit::solve` for why argmin needs this).
+const EVALUATIONS_PER_ITERATION: u64 = 40;
+
+/// The argmin problem: penalised mean training loss over the free weights.
+#[derive(Clone)]
+pub(super) struct TuneProblem {
+    objective: Arc<Objective>,
+    train: Arc<Vec<bool>>,
+    freedom: Arc<Freedom>,
+    prior: Arc<Vec<f64>>,
+    /// `λ c²`: the penalty per squared centipawn.
+    penalty: f64,
+    /// The last (weights, cost, gradient): L-BFGS asks for the cost and the
+    /// gradient of the same point one after the other; one pass gives both.
+    cache: Arc<Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>>,
+    evaluations: Arc<AtomicU64>,
+}
+
+impl TuneProblem {
+    fn penalty_of(&self, w: &[f64]) -> f64 {
+        let mut sum = 0.0;
+        for (j, (&w, &p)) in w.iter().zip(self.prior.iter()).enumerate() {
+            if self.freedom.free[j] {
+                sum += (w - p) * (w - p);
+            }
+        }
+        self.penalty * sum
+    }
+
+    /// Mean loss plus penalty, and its projected gradient, over `selection`.
+    pub fn evaluate(&self, w: &[f64], selection: Selection) -> (f64, Vec<f64>) {
+        let sums = self.objective.sums(selection, w, true);
+        let n = sums.count.max(1.0);
+        let mut g = self.objective.column_gradient(&sums, w.len());
+        for (j, g) in g.iter_mut().enumerate() {
+            *g = *g / n + 2.0 * self.penalty * (w[j] - self.prior[j]);
+        }
+        self.freedom.project(&mut g);
+        (sums.loss / n + self.penalty_of(w), g)
+    }
+
+    fn full(&self, w: &[f64]) -> (f64, Vec<f64>) {
+        let mut cache = self.cache.lock().expect("cache lock");
+        if let Some((cw, cost, g)) = cache.as_ref()
+            && cw.as_slice() == w
+        {
+            return (*cost, g.clone());
+        }
+        let (cost, g) = self.evaluate(w, Selection::Mask(&self.train));
+        *cache = Some((w.to_vec(), cost, g.clone()));
+        (cost, g)
+    }
+
+    pub fn freedom(&self) -> &Freedom {
+        &self.freedom
+    }
+
+    pub fn train(&self) -> &[bool] {
+        &self.train
+    }
+}
+
+impl CostFunction for TuneProblem {
+    type Param = Array1<f64>;
+    type Output = f64;
+
+    fn cost(&self, w: &Array1<f64>) -> Result<f64, Error> {
+        if self.evaluations.fetch_add(1, Ordering::Relaxed) >= EVALUATIONS_PER_ITERATION {
+            return Err(argmin::core::ArgminError::ConditionViolated { text: "no further progress within double precision".into() }.into());
+        }
+        Ok(self.full(w.as_slice().expect("contiguous")).0)
+    }
+}
+
+impl Gradient for TuneProblem {
+    type Param = Array1<f64>;
+    type Gradient = Array1<f64>;
+
+    fn gradient(&self, w: &Array1<f64>) -> Result<Array1<f64>, Error> {
+        Ok(Array1::from(self.full(w.as_slice().expect("contiguous")).1))
+    }
+}
+
+/// Reports every iteration: progress callback, trace row, budget reset.
+struct Reporter {
+    problem: TuneProblem,
+    test: Option<Arc<Vec<bool>>>,
+    limit: u64,
+    progress: Arc<dyn Fn(&TuneProgress) + Send + Sync>,
+    trace: Arc<Mutex<Vec<TraceRow>>>,
+    evaluations: Arc<AtomicU64>,
+}
+
+impl Reporter {
+    fn record(&self, iteration: u64, w: &[f64], objective: f64) {
+        let holdout_loss = self.test.as_ref().map(|t| {
+            let s = self.problem.objective.sums(Selection::Mask(t), w, false);
+            s.loss / s.count.max(1.0)
+        });
+        // The state's cost is the penalised training loss at w.
+        let train_loss = objective - self.problem.penalty_of(w);
+        self.trace.lock().expect("trace lock").push(TraceRow { iteration, train_loss, holdout_loss });
+        (self.progress)(&TuneProgress { iteration, limit: self.limit, objective, holdout_loss });
+    }
+}
+
+impl<G, H> Observe<IterState<Array1<f64>, G, (), H, (), f64>> for Reporter {
+    fn observe_init(&mut self, _: &str, state: &IterState<Array1<f64>, G, (), H, (), f64>, _: &KV) -> Result<(), Error> {
+        if let Some(w) = state.get_param() {
+            self.record(0, w.as_slice().expect("contiguous"), state.get_cost());
+        }
+        Ok(())
+    }
+
+    fn observe_iter(&mut self, state: &IterState<Array1<f64>, G, (), H, (), f64>, _: &KV) -> Result<(), Error> {
+        self.evaluations.store(0, Ordering::Relaxed);
+        if let Some(w) = state.get_param() {
+            self.record(state.get_iter() + 1, w.as_slice().expect("contiguous"), state.get_cost());
+        }
+        Ok(())
+    }
+}
+
+/// Minimises the objective with the configured solver.
+pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, TuneError> {
+    let c = setup.objective.c;
+    let evaluations = Arc::new(AtomicU64::new(0));
+    let problem = TuneProblem {
+        objective: setup.objective.clone(),
+        train: setup.train.clone(),
+        freedom: setup.freedom.clone(),
+        prior: setup.prior.clone(),
+        penalty: setup.lambda * c * c,
+        cache: Arc::new(Mutex::new(None)),
+        evaluations: evaluations.clone(),
+    };
+    let trace = Arc::new(Mutex::new(Vec::new()));
+    let limit = match config.solver {
+        TuneSolver::Lbfgs => config.max_iters,
+        TuneSolver::Adam { epochs, .. } => epochs,
+    };
+    let reporter = Reporter {
+        problem: problem.clone(),
+        test: setup.test.clone(),
+        limit,
+        progress: setup.progress.clone(),
+        trace: trace.clone(),
+        evaluations,
+    };
+    let start = Array1::from(config.start.clone());
+    let (weights, iterations, reason) = match config.solver {
+        TuneSolver::Lbfgs => {
+            // The tolerance is on the logistic scale: ∂/∂θ = ∂/∂w / c.
+            let solver = LBFGS::new(HagerZhangLineSearch::new(), 10)
+                .with_tolerance_grad(config.tol * c)
+                .and_then(|s| s.with_tolerance_cost(0.0))
+                .map_err(TuneError::Solver)?;
+            let result = Executor::new(problem.clone(), solver)
+                .configure(|s| s.param(start.clone()).max_iters(config.max_iters))
+                .timer(false)
+                .add_observer(reporter, ObserverMode::Always)
+                .run()
+                .map_err(TuneError::Solver)?;
+            let state = result.state();
+            let w = state.get_best_param().or(state.get_param()).cloned().unwrap_or(start);
+            (w, state.get_iter(), state.get_termination_reason().cloned())
+        }
+        TuneSolver::Adam { epochs, batch, lr } => {
+            let adam = Adam::new(lr, batch, config.seed);
+            let result = Executor::new(problem.clone(), adam)
+                .configure(|s| s.param(start.clone()).max_iters(epochs))
+                .timer(false)
+                .add_observer(reporter, ObserverMode::Always)
+                .run()
+                .map_err(TuneError::Solver)?;
+            let state = result.state();
+            let w = state.get_param().cloned().unwrap_or(start);
+            (w, state.get_iter(), state.get_termination_reason().cloned())
+        }
+    };
+    let stopped = match reason {
+        Some(TerminationReason::MaxItersReached) => StopReason::IterationLimit,
+        Some(TerminationReason::SolverExit(why)) if why.contains("no further progress") => StopReason::NoProgress,
+        Some(TerminationReason::SolverConverged) => {
+            let (_, g) = problem.full(weights.as_slice().expect("contiguous"));
+            let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt() / c;
+            if norm < config.tol { StopReason::Converged } else { StopReason::NoProgress }
+        }
+        _ => StopReason::NoProgress,
+    };
+    let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
+    Ok(Outcome { weights: weights.to_vec(), iterations, stopped, trace })
+}
