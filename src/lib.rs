@@ -21,6 +21,8 @@ pub mod features;
 pub mod fit;
 pub mod pgn;
 pub mod play;
+pub mod presets;
 pub mod stats;
+pub mod tables;
 pub mod uci;
 pub mod weights;

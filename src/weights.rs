@@ -148,13 +148,16 @@ impl Weights {
         if let Some(w) = Weights::preset(spec) {
             return Ok(w);
         }
+        if spec.eq_ignore_ascii_case(crate::presets::FULL) {
+            return Ok(crate::presets::full());
+        }
         let path = Path::new(spec);
         if path.is_file() {
             return Weights::load(path);
         }
         Err(WeightsError::NotFound {
             spec: spec.to_string(),
-            presets: PRESETS.iter().map(|p| p.0).collect::<Vec<_>>().join(", "),
+            presets: PRESETS.iter().map(|p| p.0).chain([crate::presets::FULL]).collect::<Vec<_>>().join(", "),
         })
     }
 

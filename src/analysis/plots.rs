@@ -23,6 +23,7 @@ mod bitmap_text;
 mod canvas;
 mod convergence;
 mod group_comparison;
+mod heatmap;
 mod score_curve;
 #[cfg(test)]
 mod tests;
@@ -92,6 +93,14 @@ pub struct GroupComparisonPlot {
     pub groups: Vec<GroupValues>,
 }
 
+/// Piece-square tables to draw as heat maps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PstHeatmapPlot {
+    pub title: String,
+    /// One board per table, such as `("N middlegame", [64 values, a1..h8])`.
+    pub boards: Vec<(String, Vec<f64>)>,
+}
+
 /// Why a plot was not written.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
@@ -157,4 +166,41 @@ pub fn convergence(plot: &ConvergencePlot, path: &Path) -> Result<(), PlotError>
 pub fn group_comparison(plot: &GroupComparisonPlot, path: &Path) -> Result<(), PlotError> {
     let figure = group_comparison::Comparison::new(plot)?;
     canvas::render(&figure, path)
+}
+
+/// Draws piece-square tables as heat maps (see [`PstHeatmapPlot`]); every
+/// value must be finite.
+pub fn pst_heatmap(plot: &PstHeatmapPlot, path: &Path) -> Result<(), PlotError> {
+    let figure = heatmap::Heatmap::new(plot)?;
+    canvas::render(&figure, path)
+}
+
+/// Draws the piece-square tables of `weights` into `dir`: the middlegame
+/// and the endgame tables, each as `pst_mg.png`/`.svg` and `pst_eg.png`/`.svg`.
+/// Returns the files written; none when the weights have no `pst` set.
+pub fn pst_heatmaps(weights: &crate::weights::Weights, dir: &Path) -> Result<Vec<std::path::PathBuf>, PlotError> {
+    use crate::features::{FeatureSet, Pst};
+    let sets = weights.layout().map(|l| l.contains(FeatureSet::Pst)).unwrap_or(false);
+    if !sets {
+        return Ok(Vec::new());
+    }
+    let terms = Pst::terms();
+    let mut written = Vec::new();
+    for (phase, long) in [("mg", "middlegame"), ("eg", "endgame")] {
+        let boards = Pst::ROLES
+            .iter()
+            .enumerate()
+            .map(|(r, role)| {
+                let values = (0..64).map(|sq| weights.centipawns(&format!("{phase}_{}", terms[r * 64 + sq]))).collect();
+                (format!("{} {long}", role.upper_char()), values)
+            })
+            .collect();
+        let plot = PstHeatmapPlot { title: format!("{}: piece-square tables, {long} (centipawns)", weights.name), boards };
+        for ext in ["png", "svg"] {
+            let path = dir.join(format!("pst_{phase}.{ext}"));
+            pst_heatmap(&plot, &path)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
 }

@@ -249,7 +249,7 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
     {
         bail!("{dataset}: --group-by and --player read PGN tags; datasets have none (use --compare, or extract the PGN)");
     }
-    let mut config = args.read.config()?;
+    let mut config = args.read.config(1)?;
     let key = args.group_by.clone();
     let mut tags = key.as_ref().map(GroupKey::tags).unwrap_or_default();
     if args.player.is_some() {

@@ -9,14 +9,44 @@ use super::progress::ReadProgress;
 use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
 use crate::dataset::{Format, RowWriter, create_writer};
 use crate::features::FeatureLayout;
+use crate::pgn::extract::QuietMode;
 use crate::pgn::{BadGames, EmitMode, ExtractConfig, ExtractStats, FilterConfig, InputSource, ResetEvents, UnknownResult, extract};
+
+/// How positions are chosen from a game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum QuietArg {
+    /// The quiet rule of the 2015 article: a position N plies after the last capture, promotion or check (--quiet-plies, --reset-on, --emit).
+    Plies,
+    /// Every position, replaced by the end of the bundled engine's quiescence search (positions in check or with a mate score skipped).
+    Qsearch,
+}
 
 /// How PGN input is read and filtered; shared by every command that reads games.
 #[derive(Debug, Clone, Args)]
 pub struct ReadArgs {
-    /// Feature sets, comma separated (known: material).
+    /// Feature sets, comma separated, or `full` for the whole evaluation (`pgntune features` lists them).
     #[arg(long, default_value = "material", value_name = "SETS")]
     pub features: String,
+
+    /// How positions are chosen [default: plies for layouts of material sets only, which keeps the 2015 article's numbers; qsearch otherwise].
+    #[arg(long = "quiet", value_enum, value_name = "MODE")]
+    pub quiet_mode: Option<QuietArg>,
+
+    /// The weights whose quiescence search --quiet qsearch follows (a file or a preset).
+    #[arg(long, default_value = "classical", value_name = "WEIGHTS")]
+    pub qsearch_weights: String,
+
+    /// Keep at most K positions per game, chosen at random (by --seed), for less correlated training data.
+    #[arg(long, value_name = "K")]
+    pub sample: Option<usize>,
+
+    /// Drop positions that occurred before (same Zobrist key), keeping the first in input order.
+    #[arg(long)]
+    pub dedupe: bool,
+
+    /// Read evaluation labels from move comments ([%eval 0.35], [%eval #-4], TCEC's wv=1.44) into an `eval` column (centipawns, white's view).
+    #[arg(long)]
+    pub eval_labels: bool,
 
     /// A position is quiet once this many plies have passed since the last capture, promotion or check.
     #[arg(long, default_value_t = 2, value_name = "N")]
@@ -51,16 +81,27 @@ pub struct ReadArgs {
     pub threads: usize,
 
     /// No progress bar and no summary line.
-    #[arg(long, short = 'q')]
+    #[arg(long = "silent", short = 'q')]
     pub quiet: bool,
 }
 
 impl ReadArgs {
     /// The library configuration these arguments describe.
-    pub fn config(&self) -> Result<ExtractConfig> {
+    pub fn config(&self, seed: u64) -> Result<ExtractConfig> {
         let layout = FeatureLayout::parse(&self.features)?;
         if layout.is_empty() {
             bail!("--features: no feature set given");
+        }
+        let mode = self.quiet_mode.unwrap_or(if layout.depends_only_on_material() { QuietArg::Plies } else { QuietArg::Qsearch });
+        let quiet = match mode {
+            QuietArg::Plies => QuietMode::Plies,
+            QuietArg::Qsearch => {
+                let weights = crate::weights::Weights::resolve(&self.qsearch_weights).context("--qsearch-weights")?;
+                QuietMode::Qsearch(Box::new(crate::engine::Evaluator::new(&weights)?))
+            }
+        };
+        if self.sample == Some(0) {
+            bail!("--sample must be at least 1 (positions per game)");
         }
         Ok(ExtractConfig {
             layout,
@@ -76,14 +117,20 @@ impl ReadArgs {
             tags: Vec::new(),
             fen: false,
             threads: self.threads,
+            quiet,
+            sample: self.sample,
+            seed,
+            dedupe: self.dedupe,
+            labels: self.eval_labels,
         })
     }
 }
 
 /// Arguments of `pgntune extract`.
 #[derive(Debug, Args)]
-#[command(after_help = "Output formats come from the file extension: .mat (pgnlearn's text matrix), .csv, .tsv, .parquet; \
-use --format octave for Octave's text format (load gives matrices X and y). \
+#[command(after_help = "Output formats come from the file extension: .mat (pgnlearn's text matrix), .csv, .tsv, .parquet \
+(sparse list columns for layouts over 64 columns), .epd (FEN c9 \"1-0\"; for Texel tuners), .ijv (sparse i j v triplets for \
+Octave's spconvert and R's sparseMatrix); use --format octave for Octave's text format (load gives matrices X and y). \
 Inputs may be plain, gzip, zstd or bzip2 PGN (recognised by content); '-' reads standard input.")]
 pub struct ExtractArgs {
     /// PGN files (plain, .gz, .zst, .bz2), or - for standard input.
@@ -110,14 +157,19 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "FILE")]
     pub score_table: Option<PathBuf>,
 
+    /// Seed of --sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
     #[command(flatten)]
     pub read: ReadArgs,
 }
 
 pub(super) fn run(args: ExtractArgs) -> Result<()> {
-    let mut config = args.read.config()?;
+    let mut config = args.read.config(args.seed)?;
     config.tags = args.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
-    config.fen = args.fen;
+    // EPD lines are positions: an EPD output needs every row's FEN.
+    config.fen = args.fen || args.outputs.iter().any(|p| Format::resolve(p, args.format).is_ok_and(|f| f == Format::Epd));
     let schema = config.schema();
     if args.format.is_some() && args.outputs.len() > 1 {
         bail!("--format applies to a single output; give each output its own extension instead");

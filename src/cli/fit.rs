@@ -7,8 +7,10 @@ use clap::Args;
 
 use super::extract::{ReadArgs, check_inputs, report};
 use super::progress::ReadProgress;
+use super::tune::{SolverArg, TunerArgs, TunerOutputs, TunerSettings, run_tuner};
 use crate::atomic::AtomicFile;
-use crate::dataset::load::load;
+use crate::dataset::load::{LoadOptions, load, load_positions};
+use crate::dataset::positions::Positions;
 use crate::features::FeatureLayout;
 use crate::fit::{DrawMode, FitConfig, FitReport, Loss, RowMerger, SolverKind, fit};
 use crate::pgn::{InputSource, extract};
@@ -35,15 +37,15 @@ pub struct FitArgs {
     #[arg(long)]
     pub intercept: bool,
 
-    /// Optimiser: lbfgs and newton stop on --tol; gd is the article's fixed-step gradient descent from θ = 0.
-    #[arg(long, value_enum, default_value_t = SolverKind::Lbfgs)]
-    pub solver: SolverKind,
+    /// Optimiser: lbfgs and newton stop on --tol; gd is the article's fixed-step gradient descent from θ = 0; adam runs --epochs over mini-batches (whole-evaluation tuner).
+    #[arg(long, value_enum, default_value_t = SolverArg::Lbfgs)]
+    pub solver: SolverArg,
 
-    /// Gradient-norm tolerance for convergence.
-    #[arg(long, default_value_t = 1e-9)]
-    pub tol: f64,
+    /// Gradient-norm tolerance for convergence, on the logistic scale [default: 1e-9; 1e-7 for the whole-evaluation tuner].
+    #[arg(long)]
+    pub tol: Option<f64>,
 
-    /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000, newton 100, gd 10000].
+    /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000 (500 for the whole-evaluation tuner), newton 100, gd 10000].
     #[arg(long, value_name = "N")]
     pub iters: Option<u64>,
 
@@ -87,9 +89,17 @@ impl FitArgs {
             bail!("--lambda must be a non-negative number");
         }
         // Written so that NaN is rejected too.
-        if self.tol.is_nan() || self.tol <= 0.0 {
+        if let Some(tol) = self.tol
+            && (tol.is_nan() || tol <= 0.0)
+        {
             bail!("--tol must be positive");
         }
+        let solver = match self.solver {
+            SolverArg::Lbfgs => SolverKind::Lbfgs,
+            SolverArg::Newton => SolverKind::Newton,
+            SolverArg::Gd => SolverKind::Gd,
+            SolverArg::Adam => bail!("--solver adam is for the whole-evaluation tuner (tapered feature sets, or --prior, --freeze, --k, --eval-weight)"),
+        };
         if let Some(f) = self.holdout
             && !(f > 0.0 && f < 1.0)
         {
@@ -100,12 +110,12 @@ impl FitArgs {
             loss: self.loss,
             lambda: self.lambda,
             intercept: self.intercept,
-            solver: self.solver,
-            tol: self.tol,
+            solver,
+            tol: self.tol.unwrap_or(1e-9),
             max_iters: self.iters,
             alpha: self.alpha,
             // gd prints its trajectory, so it always records it.
-            trace: self.trace.is_some() || self.solver == SolverKind::Gd,
+            trace: self.trace.is_some() || solver == SolverKind::Gd,
             bootstrap: self.bootstrap.map(|n| (n, self.seed)),
             holdout: self.holdout.map(|f| (f, self.seed)),
         })
@@ -128,7 +138,7 @@ impl FitArgs {
             return Ok(());
         }
         let mut text = String::new();
-        if self.solver == SolverKind::Gd {
+        if self.solver == SolverArg::Gd {
             let every = self.print_every.unwrap_or_else(|| (report.iterations / 10).max(1));
             text.push_str(&report.trajectory(every));
             text.push('\n');
@@ -147,24 +157,107 @@ impl FitArgs {
 /// Arguments of `pgntune fit`.
 #[derive(Debug, Args)]
 pub struct FitCommand {
-    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet), or pgnlearn's own .mat files.
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners.
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
 
     #[command(flatten)]
     pub fit: FitArgs,
+
+    #[command(flatten)]
+    pub tuner: TunerArgs,
+
+    /// The feature sets of positions read from EPD files.
+    #[arg(long, default_value = "full", value_name = "SETS")]
+    pub epd_features: String,
+
+    /// Stop at the first bad EPD line instead of reporting and skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Worker threads (default: one per core). The result does not depend on it.
+    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true)]
+    pub threads: usize,
+
+    /// No progress and no warnings on standard error.
+    #[arg(long = "silent", short = 'q')]
+    pub quiet: bool,
+}
+
+impl FitArgs {
+    /// The whole-evaluation settings these arguments give.
+    fn tuner_settings(&self, threads: usize) -> Result<TunerSettings> {
+        if let Some(f) = self.holdout
+            && !(f > 0.0 && f < 1.0)
+        {
+            bail!("--holdout must be a fraction between 0 and 1");
+        }
+        if self.draws == DrawMode::Ordinal || self.bootstrap.is_some() || self.intercept {
+            bail!("--draws ordinal, --bootstrap and --intercept belong to the article's material model; the whole-evaluation tuner does not offer them");
+        }
+        Ok(TunerSettings {
+            loss: match self.loss {
+                Loss::CrossEntropy => crate::fit::sparse::problem::SparseLoss::CrossEntropy,
+                Loss::Mse => crate::fit::sparse::problem::SparseLoss::Mse,
+            },
+            lambda: self.lambda,
+            solver: self.solver,
+            tol: self.tol,
+            iters: self.iters,
+            holdout: self.holdout.map(|f| (f, self.seed)),
+            seed: self.seed,
+            exclude_draws: self.draws == DrawMode::Exclude,
+            threads,
+        })
+    }
+
+    /// Whether the whole-evaluation tuner fits `layout` (the article's
+    /// dense fitter keeps untapered layouts of up to 64 columns).
+    fn wants_tuner(&self, layout: &FeatureLayout, tuner: &TunerArgs) -> bool {
+        tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.len() > 64
+    }
+
+    fn outputs(&self, quiet: bool) -> TunerOutputs<'_> {
+        TunerOutputs { json: self.json, weights_out: self.weights_out.as_ref(), trace: self.trace.as_ref(), quiet }
+    }
 }
 
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
-    let config = args.fit.fit_config()?;
     for path in &args.datasets {
         if path.is_dir() {
             bail!("{}: is a directory, not a dataset", path.display());
         }
     }
+    let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    // pgnlearn's .mat files hold the article's material rows: the dense fitter's.
+    let pgnlearn = args.datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
+    let epd_layout = FeatureLayout::parse(&args.epd_features).context("--epd-features")?;
+    if !pgnlearn || args.tuner.asks_for_tuner() || args.fit.solver == SolverArg::Adam {
+        let options = LoadOptions { epd_layout, strict: args.strict };
+        match load_positions(&args.datasets, &options) {
+            Ok((positions, load_report)) => {
+                if !args.quiet {
+                    for (file, problem) in &load_report.problems {
+                        eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
+                    }
+                    if load_report.bad_lines > load_report.problems.len() as u64 {
+                        eprintln!("pgntune: warning: {} more bad lines skipped", load_report.bad_lines - load_report.problems.len() as u64);
+                    }
+                }
+                if args.fit.wants_tuner(positions.layout(), &args.tuner) {
+                    let settings = args.fit.tuner_settings(args.threads)?;
+                    run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(args.quiet), &name)?;
+                    return Ok(());
+                }
+            }
+            // Columns that are not pgntune feature sets: the dense fitter takes any.
+            Err(crate::dataset::DatasetError::Invalid { message, .. }) if message.contains("are not pgntune feature sets") && !args.tuner.asks_for_tuner() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let config = args.fit.fit_config()?;
     let rows = load(&args.datasets, args.fit.needs_games())?;
     let report = fit(&rows, &config)?;
-    let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let features = match FeatureLayout::from_columns(&rows.columns) {
         Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
         None if args.fit.weights_out.is_some() => {
@@ -187,6 +280,9 @@ pub struct TuneCommand {
 
     #[command(flatten)]
     pub fit: FitArgs,
+
+    #[command(flatten)]
+    pub tuner: TunerArgs,
 }
 
 /// The bundled sample: in the current directory (a checkout), else beside the sources this binary was built from.
@@ -203,11 +299,32 @@ fn bundled_sample() -> Result<String> {
 }
 
 pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
-    let fit_config = args.fit.fit_config()?;
-    let extract_config = args.read.config()?;
+    let mut extract_config = args.read.config(args.fit.seed)?;
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&sources)?;
+    let name = inputs[0].rsplit('/').next().unwrap_or("tune").split('.').next().unwrap_or("tune").to_string();
+    if args.fit.wants_tuner(&extract_config.layout, &args.tuner) {
+        let settings = args.fit.tuner_settings(args.read.threads)?;
+        // Labels are read when they are used.
+        extract_config.labels |= args.tuner.eval_weight > 0.0;
+        let mut positions = Positions::new(extract_config.layout.clone())?;
+        let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
+        let progress = ReadProgress::new(total, args.read.quiet);
+        let stats = extract(&sources, &extract_config, &progress, |batch| {
+            positions.push_batch(batch, 0);
+            Ok(())
+        });
+        progress.finish();
+        let stats = stats?;
+        if !args.read.quiet {
+            report(&stats);
+        }
+        positions.shrink_to_fit();
+        run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(args.read.quiet), &name)?;
+        return Ok(());
+    }
+    let fit_config = args.fit.fit_config()?;
     let mut merger = RowMerger::new(extract_config.layout.columns(), args.fit.needs_games());
     let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
     let progress = ReadProgress::new(total, args.read.quiet);
@@ -225,6 +342,5 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     rows.game_count = Some(stats.games_used);
     let report = fit(&rows, &fit_config).context("fitting the extracted rows")?;
     let features: Vec<String> = extract_config.layout.sets().map(|s| s.name().to_string()).collect();
-    let name = inputs[0].rsplit('/').next().unwrap_or("tune").split('.').next().unwrap_or("tune").to_string();
     args.fit.finish(&report, &features, &name)
 }

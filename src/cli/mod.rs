@@ -28,6 +28,7 @@ mod extract;
 mod fit;
 mod play;
 mod stats;
+mod tune;
 pub mod progress;
 
 use std::io::{self, Write};

@@ -141,6 +141,8 @@ pub struct RowBatch {
     pub tags: Vec<Vec<String>>,
     /// Each row's FEN, when asked for.
     pub fens: Vec<String>,
+    /// Each row's Zobrist key, when repeats are to be dropped.
+    pub keys: Vec<u64>,
 }
 
 impl RowBatch {
@@ -194,6 +196,41 @@ impl RowBatch {
             mine.extend_from_slice(theirs);
         }
         self.fens.extend_from_slice(&other.fens);
+        self.keys.extend_from_slice(&other.keys);
+    }
+
+    /// Keeps, among the rows from `first` on, those whose flag in `keep` is
+    /// set (`keep[i]` is row `first + i`), in order.
+    pub fn retain_from(&mut self, first: usize, keep: &[bool]) {
+        debug_assert_eq!(first + keep.len(), self.len());
+        if keep.iter().all(|&k| k) {
+            return;
+        }
+        let tail = {
+            let mut tail = RowBatch { tags: vec![Vec::new(); self.tags.len()], ..RowBatch::default() };
+            for (i, _) in keep.iter().enumerate().filter(|&(_, &k)| k) {
+                let r = first + i;
+                tail.push_features(self.row_terms(r), self.phases[r]);
+                tail.results.push(self.results[r]);
+                tail.games.push(self.games[r]);
+                tail.plies.push(self.plies[r]);
+                for (t, column) in self.tags.iter().enumerate() {
+                    tail.tags[t].push(column[r].clone());
+                }
+                if let Some(e) = self.evals.get(r) {
+                    tail.evals.push(*e);
+                }
+                if let Some(f) = self.fens.get(r) {
+                    tail.fens.push(f.clone());
+                }
+                if let Some(k) = self.keys.get(r) {
+                    tail.keys.push(*k);
+                }
+            }
+            tail
+        };
+        self.truncate(first);
+        self.append(&tail);
     }
 
     /// Keeps the first `rows` rows.
@@ -212,6 +249,7 @@ impl RowBatch {
         self.plies.truncate(rows);
         self.tags.iter_mut().for_each(|t| t.truncate(rows));
         self.fens.truncate(rows);
+        self.keys.truncate(rows);
     }
 
     /// Removes all rows, keeping the allocations.

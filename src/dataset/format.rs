@@ -18,10 +18,14 @@ pub enum Format {
     Parquet,
     /// Octave's text format: `load` gives matrices `X` and `y`.
     Octave,
+    /// EPD, one labelled position per line (`c9 "1-0";`), for Texel tuners.
+    Epd,
+    /// Sparse `i j v` triplets for Octave's `spconvert` and R's `sparseMatrix`.
+    Ijv,
 }
 
 impl Format {
-    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`, `.parquet`).
+    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`, `.parquet`, `.epd`, `.ijv`).
     pub fn from_path(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
@@ -29,6 +33,8 @@ impl Format {
             "csv" => Some(Format::Csv),
             "tsv" | "tab" => Some(Format::Tsv),
             "parquet" | "pq" => Some(Format::Parquet),
+            "epd" => Some(Format::Epd),
+            "ijv" => Some(Format::Ijv),
             _ => None,
         }
     }
@@ -65,5 +71,7 @@ pub fn create_writer(path: &Path, format: Format, schema: &Schema) -> Result<Box
         Format::Tsv => Box::new(super::delimited::DelimitedWriter::create(path, schema, b'\t')?),
         Format::Parquet => Box::new(super::parquet::ParquetRowWriter::create(path, schema)?),
         Format::Octave => Box::new(super::octave::OctaveWriter::create(path, schema)?),
+        Format::Epd => Box::new(super::epd::EpdWriter::create(path, schema)?),
+        Format::Ijv => Box::new(super::triplets::TripletWriter::create(path, schema)?),
     })
 }

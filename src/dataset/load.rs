@@ -1,51 +1,186 @@
-//! Reading datasets back for fitting: pgnlearn `.mat` files and the `.csv`,
-//! `.tsv` and `.parquet` files `pgntune extract` writes. Text rows stream
-//! into a [`RowMerger`], which keeps distinct feature vectors (and game
-//! ids); a Parquet file is read whole by polars first.
+//! Reading datasets back: every format `pgntune extract` writes (`.mat`,
+//! `.csv`, `.tsv`, dense or sparse `.parquet`, Octave text, `.ijv`
+//! triplets, `.epd`) and pgnlearn's own `.mat` files.
 //!
-//! In CSV, TSV and Parquet the feature columns are the columns before
-//! `result` (0, 0.5 or 1); a `game` column, when present, groups rows by
-//! game for resampling. In `.mat` files the last number is the result code
-//! (0 black won, 1 draw, 2 white won); five features are named P N B R Q.
+//! Readers turn each file into rows of non-zero `(column, value)` pairs
+//! with a result, a game id and an optional evaluation label, and hand
+//! them to a consumer:
+//!
+//! * [`load`] merges identical rows for the dense fitter ([`MergedRows`]),
+//!   whatever the columns are called;
+//! * [`load_positions`] keeps every row as a training position
+//!   ([`Positions`]), which needs columns that are pgntune feature sets
+//!   (checked against the layout, value by value, by [`ColumnDecoder`]).
+//!
+//! In CSV, TSV and dense Parquet the feature columns are the columns before
+//! `result` (0, 0.5 or 1); `game` groups rows by game; `eval` is the
+//! label. In `.mat` files the last number is the result code (0 black won,
+//! 1 draw, 2 white won); five features are named P N B R Q. Game ids of
+//! each file are offset past the previous files' ids.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use polars::prelude::*;
 
-use super::{DatasetError, GameResult};
+use super::columns::ColumnDecoder;
+use super::epd::{EpdProblem, read_epd};
+use super::positions::Positions;
+use super::triplets::read_triplets;
+use super::{DatasetError, GameResult, RowBatch};
+use crate::features::{FeatureLayout, TermValue};
 use crate::fit::data::{MergedRows, RowMerger};
 
-/// Where a file's games start in the combined numbering, so that game ids
-/// from different files never collide.
-struct Loader {
-    merger: Option<RowMerger>,
-    track_games: bool,
-    game_offset: u64,
-    next_offset: u64,
-    x: Vec<f64>,
+/// One row as a reader hands it over.
+struct Row<'a> {
+    /// Non-zero feature values by column.
+    values: &'a [(usize, f64)],
+    result: GameResult,
+    eval: f32,
 }
 
-/// Reads `paths` (formats from their extensions) into merged rows.
-/// `track_games` keeps per-game membership for bootstrap and holdout.
+/// What readers feed.
+trait Consumer {
+    /// A file's feature columns (checked against earlier files).
+    fn columns(&mut self, path: &Path, columns: Vec<String>) -> Result<(), DatasetError>;
+    /// One row; the error is a message for the row's line.
+    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String>;
+    /// Rows already in terms (triplets, EPD), with game ids offset by `game_base`.
+    fn batch(&mut self, path: &Path, layout: &FeatureLayout, batch: &RowBatch, game_base: u64) -> Result<(), DatasetError>;
+}
+
+/// Options of [`load_positions`].
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// The feature layout of positions read from EPD files (which carry no features).
+    pub epd_layout: FeatureLayout,
+    /// Stop at the first bad EPD line instead of skipping it.
+    pub strict: bool,
+}
+
+/// Lines skipped while reading (EPD), for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Lines skipped.
+    pub bad_lines: u64,
+    /// The first of them: file, line, why.
+    pub problems: Vec<(String, EpdProblem)>,
+}
+
+/// Reads `paths` into merged rows. `track_games` keeps per-game membership
+/// for bootstrap and holdout.
 pub fn load(paths: &[impl AsRef<Path>], track_games: bool) -> Result<MergedRows, DatasetError> {
-    let mut loader = Loader { merger: None, track_games, game_offset: 0, next_offset: 0, x: Vec::new() };
+    let mut consumer = MergeConsumer { merger: None, track_games, x: Vec::new() };
+    let options = LoadOptions { epd_layout: FeatureLayout::default(), strict: false };
+    read_all(paths, &options, &mut consumer)?;
+    Ok(consumer.merger.map(RowMerger::finish).unwrap_or_default())
+}
+
+/// Reads `paths` into training positions; their columns must be pgntune
+/// feature sets (EPD files take `options.epd_layout`).
+pub fn load_positions(paths: &[impl AsRef<Path>], options: &LoadOptions) -> Result<(Positions, LoadReport), DatasetError> {
+    let mut consumer = PositionConsumer { positions: None, decoder: None, terms: Vec::new() };
+    let report = read_all(paths, options, &mut consumer)?;
+    let mut positions = match consumer.positions {
+        Some(p) => p,
+        None => Positions::new(options.epd_layout.clone()).map_err(|e| DatasetError::Invalid { path: String::new(), message: e.to_string() })?,
+    };
+    positions.shrink_to_fit();
+    Ok((positions, report))
+}
+
+/// The formats a dataset file can be in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Mat,
+    Octave,
+    Delimited(u8),
+    Parquet,
+    Triplets,
+    Epd,
+}
+
+/// Tells the format from the extension, and Octave's text format by its
+/// first line (an Octave export may well be named `.mat`, Octave's own
+/// extension).
+fn kind_of(path: &Path) -> Result<Kind, DatasetError> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let mut head = [0u8; 64];
+    let n = File::open(path).and_then(|mut f| f.read(&mut head)).map_err(io_error(path))?;
+    let head = &head[..n];
+    if head.starts_with(b"# Created by") || head.starts_with(b"# name:") {
+        return Ok(Kind::Octave);
+    }
+    if head.starts_with(b"PAR1") {
+        return Ok(Kind::Parquet);
+    }
+    Ok(match ext.as_str() {
+        "mat" => Kind::Mat,
+        "csv" => Kind::Delimited(b','),
+        "tsv" | "tab" => Kind::Delimited(b'\t'),
+        "parquet" | "pq" => Kind::Parquet,
+        "ijv" => Kind::Triplets,
+        "epd" => Kind::Epd,
+        "txt" | "oct" => Kind::Octave,
+        _ => return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv, .parquet, .ijv, .epd or an Octave text export)")),
+    })
+}
+
+fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dyn Consumer) -> Result<LoadReport, DatasetError> {
+    let mut report = LoadReport::default();
+    let mut games = GameIds::default();
     for path in paths {
         let path = path.as_ref();
-        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
-        match ext.as_str() {
-            "mat" => loader.read_mat(path)?,
-            "csv" => loader.read_delimited(path, b',')?,
-            "tsv" | "tab" => loader.read_delimited(path, b'\t')?,
-            "parquet" | "pq" => loader.read_parquet(path)?,
-            _ => {
-                return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv or .parquet)"));
+        match kind_of(path)? {
+            Kind::Mat => read_mat(path, consumer)?,
+            Kind::Octave => read_octave(path, consumer, &mut games)?,
+            Kind::Delimited(sep) => read_delimited(path, sep, consumer, &mut games)?,
+            Kind::Parquet => read_parquet(path, consumer, &mut games)?,
+            Kind::Triplets => {
+                let base = games.offset;
+                read_triplets(path, &mut |layout, batch| {
+                    games.see(batch.games.iter().copied().max().map(|g| g as f64));
+                    consumer.batch(path, layout, batch, base)
+                })?;
+            }
+            Kind::Epd => {
+                let base = games.offset;
+                let (bad, problems) = read_epd(path, &options.epd_layout, options.strict, &mut |batch| {
+                    games.see(batch.games.iter().copied().max().map(|g| g as f64));
+                    consumer.batch(path, &options.epd_layout, batch, base)
+                })?;
+                report.bad_lines += bad;
+                report.problems.extend(problems.into_iter().map(|p| (path.display().to_string(), p)).take(10 - report.problems.len().min(10)));
             }
         }
-        loader.game_offset = loader.next_offset;
+        games.next_file();
     }
-    Ok(loader.merger.map(RowMerger::finish).unwrap_or_default())
+    Ok(report)
+}
+
+/// Game ids made unique across files.
+#[derive(Default)]
+struct GameIds {
+    offset: u64,
+    next: u64,
+}
+
+impl GameIds {
+    /// The combined id of a file's game id (None for a missing or bad id).
+    fn id(&mut self, game: Option<f64>) -> Option<u64> {
+        let id = game.filter(|g| *g >= 0.0 && g.fract() == 0.0)? as u64;
+        self.next = self.next.max(self.offset + id + 1);
+        Some(self.offset + id)
+    }
+
+    fn see(&mut self, max: Option<f64>) {
+        self.id(max);
+    }
+
+    fn next_file(&mut self) {
+        self.offset = self.next;
+    }
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> DatasetError {
@@ -56,9 +191,247 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> DatasetError + '_ {
     move |source| DatasetError::Io { path: path.display().to_string(), source }
 }
 
-impl Loader {
-    /// Checks the columns against earlier files and returns the merger.
-    fn merger_for(&mut self, path: &Path, columns: Vec<String>) -> Result<&mut RowMerger, DatasetError> {
+/// The non-zero entries of a dense row.
+fn nonzero(x: &[f64], out: &mut Vec<(usize, f64)>) {
+    out.clear();
+    out.extend(x.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(j, &v)| (j, v)));
+}
+
+fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut width: Option<usize> = None;
+    let mut pairs = Vec::new();
+    let mut x = Vec::new();
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| invalid(path, format!("line {}: {e}", n + 1)))?;
+        let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
+        if line.trim().is_empty() {
+            continue;
+        }
+        let numbers = line.split_whitespace().map(|t| t.parse::<i64>().map_err(|_| at(format!("'{t}' is not an integer")))).collect::<Result<Vec<i64>, _>>()?;
+        let w = match width {
+            Some(w) => w,
+            None => {
+                let w = numbers.len();
+                if w < 2 {
+                    return Err(at(format!("expected features and a result, found {w} number")));
+                }
+                // The first line fixes (and checks) the file's columns.
+                let columns = if w - 1 == 5 { ["P", "N", "B", "R", "Q"].map(String::from).to_vec() } else { (1..w).map(|i| format!("x{i}")).collect() };
+                consumer.columns(path, columns)?;
+                width = Some(w);
+                w
+            }
+        };
+        if numbers.len() != w {
+            return Err(at(format!("expected {w} numbers like the first line, found {}", numbers.len())));
+        }
+        let code = numbers[w - 1];
+        let result = GameResult::from_mat_code(code).ok_or_else(|| at(format!("result code {code} is not 0, 1 or 2")))?;
+        x.clear();
+        x.extend(numbers[..w - 1].iter().map(|&v| v as f64));
+        nonzero(&x, &mut pairs);
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN }, None).map_err(at)?;
+    }
+    Ok(())
+}
+
+fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut builder = csv::ReaderBuilder::new();
+    builder.delimiter(sep).has_headers(true).flexible(true);
+    if sep != b',' {
+        // pgntune's TSV escapes quotes R's way, with a backslash.
+        builder.escape(Some(b'\\')).double_quote(false);
+    }
+    let mut reader = builder.from_reader(BufReader::with_capacity(1 << 16, file));
+    let csv_err = |e: csv::Error| invalid(path, e.to_string());
+    let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
+    let result_col = header.iter().position(|h| h == "result").ok_or_else(|| invalid(path, "no 'result' column in the header"))?;
+    let game_col = header.iter().position(|h| h == "game");
+    let eval_col = header.iter().position(|h| h == "eval");
+    let width = result_col;
+    consumer.columns(path, header[..result_col].to_vec())?;
+    let mut x = vec![0.0; width];
+    let mut pairs = Vec::new();
+    let mut record = csv::ByteRecord::new();
+    let mut line = 1u64;
+    while reader.read_byte_record(&mut record).map_err(csv_err)? {
+        line += 1;
+        let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
+        if record.len() < header.len() {
+            return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
+        }
+        let text = |i: usize| std::str::from_utf8(&record[i]).unwrap_or("").trim();
+        let number = |i: usize| -> Result<f64, DatasetError> {
+            text(i).parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                at(format!("'{}' in column '{}' is not a number", String::from_utf8_lossy(&record[i]), header[i]))
+            })
+        };
+        for (j, v) in x.iter_mut().enumerate() {
+            *v = number(j)?;
+        }
+        let score = number(result_col)?;
+        let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
+        let game = match game_col {
+            Some(g) => Some(number(g)?),
+            None => None,
+        };
+        let eval = match eval_col.map(text) {
+            None | Some("" | "NA") => f32::NAN,
+            Some(_) => number(eval_col.expect("checked"))? as f32,
+        };
+        nonzero(&x, &mut pairs);
+        let id = games.id(game);
+        consumer.row(Row { values: &pairs, result, eval }, id).map_err(at)?;
+    }
+    Ok(())
+}
+
+fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
+    let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut reader = ParquetReader::new(file);
+    let metadata: Vec<(String, String)> = reader
+        .get_metadata()
+        .map_err(polars_err)?
+        .key_value_metadata()
+        .iter()
+        .flatten()
+        .filter_map(|kv| kv.value.clone().map(|v| (kv.key.clone(), v)))
+        .collect();
+    let frame = reader.finish().map_err(polars_err)?;
+    let names: Vec<String> = frame.get_column_names().iter().map(|n| n.to_string()).collect();
+    let has = |name: &str| names.iter().any(|n| n == name);
+    let as_f64 = |name: &str| -> Result<Vec<Option<f64>>, DatasetError> {
+        let column = frame.column(name).map_err(polars_err)?;
+        let cast = column.cast(&DataType::Float64).map_err(|_| invalid(path, format!("column '{name}' is not numeric")))?;
+        Ok(cast.f64().map_err(polars_err)?.iter().collect())
+    };
+    let results = as_f64("result").map_err(|_| invalid(path, "no numeric 'result' column"))?;
+    let game_ids = if has("game") { Some(as_f64("game")?) } else { None };
+    let evals = if has("eval") { Some(as_f64("eval")?) } else { None };
+    let mut pairs = Vec::new();
+    let mut emit = |i: usize, pairs: &[(usize, f64)], consumer: &mut dyn Consumer| -> Result<(), DatasetError> {
+        let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
+        let score = results[i].ok_or_else(|| at("missing result".into()))?;
+        let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
+        let game = game_ids.as_ref().and_then(|g| g[i]);
+        let eval = evals.as_ref().and_then(|e| e[i]).map_or(f32::NAN, |e| e as f32);
+        let id = games.id(game);
+        consumer.row(Row { values: pairs, result, eval }, id).map_err(at)
+    };
+    if has("idx") && has("val") {
+        // The sparse shape: columns named in the metadata.
+        let columns: Vec<String> = metadata
+            .iter()
+            .find(|(k, _)| k == "pgntune.columns")
+            .and_then(|(_, v)| serde_json::from_str(v).ok())
+            .ok_or_else(|| invalid(path, "sparse rows (idx, val) without the 'pgntune.columns' metadata"))?;
+        consumer.columns(path, columns.clone())?;
+        let list = |name: &str, dtype: DataType| -> Result<ListChunked, DatasetError> {
+            let column = frame.column(name).map_err(polars_err)?;
+            let cast = column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
+            Ok(cast.list().map_err(polars_err)?.clone())
+        };
+        let (idx, val) = (list("idx", DataType::Int64)?, list("val", DataType::Float64)?);
+        for (i, (ix, vx)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {
+            let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
+            let (ix, vx) = (ix.ok_or_else(|| at("missing idx".into()))?, vx.ok_or_else(|| at("missing val".into()))?);
+            let (ix, vx) = (ix.as_ref().i64().map_err(polars_err)?, vx.as_ref().f64().map_err(polars_err)?);
+            if ix.len() != vx.len() {
+                return Err(at(format!("{} indices but {} values", ix.len(), vx.len())));
+            }
+            pairs.clear();
+            for (j, v) in ix.iter().zip(vx.iter()) {
+                let (Some(j), Some(v)) = (j, v) else { return Err(at("missing index or value".into())) };
+                if j < 0 || j as usize >= columns.len() || !v.is_finite() {
+                    return Err(at(format!("index {j} or value {v} out of range")));
+                }
+                pairs.push((j as usize, v));
+            }
+            emit(i, &pairs, consumer)?;
+        }
+        return Ok(());
+    }
+    let result_col = names.iter().position(|h| h == "result").expect("checked above");
+    let features = names[..result_col].iter().map(|n| as_f64(n)).collect::<Result<Vec<_>, _>>()?;
+    consumer.columns(path, names[..result_col].to_vec())?;
+    let mut x = vec![0.0; features.len()];
+    for i in 0..frame.height() {
+        for (j, v) in x.iter_mut().enumerate() {
+            *v = features[j][i].filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("row {}: missing value in column '{}'", i + 1, names[j])))?;
+        }
+        nonzero(&x, &mut pairs);
+        emit(i, &pairs, consumer)?;
+    }
+    Ok(())
+}
+
+/// Octave's text format as `--format octave` writes it: matrices `X`, `y`,
+/// `game`, `ply` and the string array `features`.
+fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
+    let text = std::fs::read_to_string(path).map_err(io_error(path))?;
+    let mut matrices: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(name) = line.strip_prefix("# name: ") else { continue };
+        let kind = lines.next().unwrap_or_default();
+        if kind.contains("string") {
+            let count: usize = lines.next().and_then(|l| l.strip_prefix("# elements: ")).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+            for _ in 0..count {
+                lines.next(); // # length
+                names.push(lines.next().unwrap_or_default().trim_end().to_string());
+            }
+            continue;
+        }
+        let rows: usize = lines.next().and_then(|l| l.strip_prefix("# rows: ")).and_then(|n| n.trim().parse().ok()).ok_or_else(|| invalid(path, format!("matrix {name}: no row count")))?;
+        lines.next(); // # columns
+        let mut values = Vec::with_capacity(rows);
+        for r in 0..rows {
+            let line = lines.next().ok_or_else(|| invalid(path, format!("matrix {name}: row {} missing", r + 1)))?;
+            let row = line.split_whitespace().map(|t| t.parse::<f64>().map_err(|_| invalid(path, format!("matrix {name}, row {}: '{t}' is not a number", r + 1)))).collect::<Result<Vec<f64>, _>>()?;
+            values.push(row);
+        }
+        matrices.push((name.trim().to_string(), values));
+    }
+    let get = |name: &str| matrices.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    let (x, y) = (get("X").ok_or_else(|| invalid(path, "no matrix X"))?, get("y").ok_or_else(|| invalid(path, "no vector y"))?);
+    if x.len() != y.len() {
+        return Err(invalid(path, format!("X has {} rows, y {}", x.len(), y.len())));
+    }
+    let width = x.first().map_or(names.len(), Vec::len);
+    if names.len() != width {
+        names = (1..=width).map(|i| format!("x{i}")).collect();
+    }
+    consumer.columns(path, names)?;
+    let game = get("game");
+    let mut pairs = Vec::new();
+    for (i, (row, y)) in x.iter().zip(y).enumerate() {
+        let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
+        if row.len() != width {
+            return Err(at(format!("{} values, the first row has {width}", row.len())));
+        }
+        let score = y.first().copied().unwrap_or(f64::NAN);
+        let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
+        let g = game.and_then(|g| g.get(i)).and_then(|r| r.first().copied());
+        nonzero(row, &mut pairs);
+        let id = games.id(g);
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN }, id).map_err(at)?;
+    }
+    Ok(())
+}
+
+/// Merges rows for the dense fitter.
+struct MergeConsumer {
+    merger: Option<RowMerger>,
+    track_games: bool,
+    x: Vec<f64>,
+}
+
+impl Consumer for MergeConsumer {
+    fn columns(&mut self, path: &Path, columns: Vec<String>) -> Result<(), DatasetError> {
         if columns.is_empty() {
             return Err(invalid(path, "no feature columns"));
         }
@@ -67,167 +440,79 @@ impl Loader {
                 return Err(invalid(path, format!("feature columns {} differ from the first file's {}", columns.join(" "), m.columns().join(" "))));
             }
             Some(_) => {}
-            None => self.merger = Some(RowMerger::new(columns, self.track_games)),
+            None => self.merger = Some(RowMerger::new(columns.clone(), self.track_games)),
         }
-        Ok(self.merger.as_mut().expect("merger just set"))
-    }
-
-    fn game_id(&mut self, game: Option<f64>) -> Option<u64> {
-        let id = game.filter(|g| *g >= 0.0 && g.fract() == 0.0)? as u64;
-        self.next_offset = self.next_offset.max(self.game_offset + id + 1);
-        Some(self.game_offset + id)
-    }
-
-    fn read_mat(&mut self, path: &Path) -> Result<(), DatasetError> {
-        let file = File::open(path).map_err(io_error(path))?;
-        let mut width: Option<usize> = None;
-        let mut n_checked: Option<bool> = None;
-        for (n, line) in BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(io_error(path))?;
-            let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
-            if line.trim().is_empty() {
-                continue;
-            }
-            let numbers = line
-                .split_whitespace()
-                .map(|t| t.parse::<i64>().map_err(|_| at(format!("'{t}' is not an integer"))))
-                .collect::<Result<Vec<i64>, _>>()?;
-            let w = *width.get_or_insert(numbers.len());
-            if numbers.len() != w || w < 2 {
-                return Err(at(format!("expected {w} numbers like the first line, found {}", numbers.len())));
-            }
-            let code = numbers[w - 1];
-            let result = GameResult::from_mat_code(code).ok_or_else(|| at(format!("result code {code} is not 0, 1 or 2")))?;
-            // The first line of each file fixes (and checks) its columns.
-            if n_checked.replace(true).is_none() {
-                let columns = if w - 1 == 5 {
-                    ["P", "N", "B", "R", "Q"].map(String::from).to_vec()
-                } else {
-                    (1..w).map(|i| format!("x{i}")).collect()
-                };
-                self.merger_for(path, columns)?;
-                self.x = vec![0.0; w - 1];
-            }
-            for (v, &f) in self.x.iter_mut().zip(&numbers) {
-                *v = f as f64;
-            }
-            let merger = self.merger.as_mut().expect("set above");
-            merger.add(&self.x, result, None);
-        }
+        self.x = vec![0.0; columns.len()];
         Ok(())
     }
 
-    fn read_delimited(&mut self, path: &Path, sep: u8) -> Result<(), DatasetError> {
-        let file = File::open(path).map_err(io_error(path))?;
-        let mut builder = csv::ReaderBuilder::new();
-        builder.delimiter(sep).has_headers(true).flexible(true);
-        if sep != b',' {
-            // pgntune's TSV escapes quotes R's way, with a backslash.
-            builder.escape(Some(b'\\')).double_quote(false);
+    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String> {
+        self.x.fill(0.0);
+        for &(j, v) in row.values {
+            self.x[j] = v;
         }
-        let mut reader = builder.from_reader(BufReader::with_capacity(1 << 16, file));
-        let csv_err = |e: csv::Error| invalid(path, e.to_string());
-        let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
-        let result_col = header.iter().position(|h| h == "result").ok_or_else(|| invalid(path, "no 'result' column in the header"))?;
-        let game_col = header.iter().position(|h| h == "game");
-        let columns = header[..result_col].to_vec();
-        let width = columns.len();
-        self.merger_for(path, columns)?;
-        self.x = vec![0.0; width];
-        let mut record = csv::ByteRecord::new();
-        let mut line = 1u64;
-        while reader.read_byte_record(&mut record).map_err(csv_err)? {
-            line += 1;
-            let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
-            if record.len() < header.len() {
-                return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
-            }
-            let number = |i: usize| -> Result<f64, DatasetError> {
-                let text = std::str::from_utf8(&record[i]).unwrap_or("").trim();
-                text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
-                    at(format!("'{}' in column '{}' is not a number", String::from_utf8_lossy(&record[i]), header[i]))
-                })
-            };
-            for j in 0..width {
-                self.x[j] = number(j)?;
-            }
-            let score = number(result_col)?;
-            let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-            let game = match game_col {
-                Some(g) => Some(number(g)?),
-                None => None,
-            };
-            let game = self.game_id(game);
-            let merger = self.merger.as_mut().expect("set above");
-            merger.add(&self.x, result, game);
-        }
+        self.merger.as_mut().expect("columns first").add(&self.x, row.result, game);
         Ok(())
     }
 
-    fn read_parquet(&mut self, path: &Path) -> Result<(), DatasetError> {
-        let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
-        let file = File::open(path).map_err(io_error(path))?;
-        let frame = ParquetReader::new(file).finish().map_err(polars_err)?;
-        let names: Vec<String> = frame.get_column_names().iter().map(|n| n.to_string()).collect();
-        let result_col = names.iter().position(|h| h == "result").ok_or_else(|| invalid(path, "no 'result' column"))?;
-        let as_f64 = |name: &str| -> Result<Vec<Option<f64>>, DatasetError> {
-            let column = frame.column(name).map_err(polars_err)?;
-            let cast = column.cast(&DataType::Float64).map_err(|_| invalid(path, format!("column '{name}' is not numeric")))?;
-            Ok(cast.f64().map_err(polars_err)?.iter().collect())
-        };
-        let features = names[..result_col].iter().map(|n| as_f64(n)).collect::<Result<Vec<_>, _>>()?;
-        let results = as_f64("result")?;
-        let games = if names.iter().any(|n| n == "game") { Some(as_f64("game")?) } else { None };
-        let width = features.len();
-        self.merger_for(path, names[..result_col].to_vec())?;
-        self.x = vec![0.0; width];
-        for i in 0..frame.height() {
-            let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
-            for j in 0..width {
-                self.x[j] = features[j][i].filter(|v| v.is_finite()).ok_or_else(|| at(format!("missing value in column '{}'", names[j])))?;
-            }
-            let score = results[i].ok_or_else(|| at("missing result".into()))?;
-            let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-            let game = games.as_ref().and_then(|g| g[i]);
-            let game = self.game_id(game);
-            let merger = self.merger.as_mut().expect("set above");
-            merger.add(&self.x, result, game);
+    fn batch(&mut self, path: &Path, layout: &FeatureLayout, batch: &RowBatch, game_base: u64) -> Result<(), DatasetError> {
+        self.columns(path, layout.columns())?;
+        let merger = self.merger.as_mut().expect("columns set");
+        for i in 0..batch.len() {
+            batch.dense_row(i, layout, &mut self.x);
+            merger.add(&self.x, batch.results[i], Some(game_base + batch.games[i]));
         }
+        Ok(())
+    }
+}
+
+/// Keeps rows as training positions.
+struct PositionConsumer {
+    positions: Option<Positions>,
+    decoder: Option<ColumnDecoder>,
+    terms: Vec<TermValue>,
+}
+
+impl PositionConsumer {
+    fn layout_for(&mut self, path: &Path, layout: FeatureLayout) -> Result<(), DatasetError> {
+        match &self.positions {
+            Some(p) if *p.layout() != layout => {
+                Err(invalid(path, format!("its feature sets '{}' differ from the first file's '{}'", layout.spec(), p.layout().spec())))
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.decoder = Some(ColumnDecoder::new(&layout));
+                self.positions = Some(Positions::new(layout).map_err(|e| invalid(path, e.to_string()))?);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Consumer for PositionConsumer {
+    fn columns(&mut self, path: &Path, columns: Vec<String>) -> Result<(), DatasetError> {
+        let layout = FeatureLayout::from_columns(&columns).ok_or_else(|| {
+            let shown: Vec<&str> = columns.iter().take(8).map(String::as_str).collect();
+            invalid(path, format!("its columns ({}{}) are not pgntune feature sets", shown.join(" "), if columns.len() > 8 { " ..." } else { "" }))
+        })?;
+        self.layout_for(path, layout)
+    }
+
+    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String> {
+        let decoder = self.decoder.as_mut().expect("columns first");
+        let phase = decoder.decode(row.values.iter().copied(), &mut self.terms)?;
+        let positions = self.positions.as_mut().expect("columns first");
+        let game = game.unwrap_or(positions.len() as u64);
+        positions.push(&self.terms, phase.unwrap_or(0), row.result.score() as f32, row.eval, game);
+        Ok(())
+    }
+
+    fn batch(&mut self, path: &Path, layout: &FeatureLayout, batch: &RowBatch, game_base: u64) -> Result<(), DatasetError> {
+        self.layout_for(path, layout.clone())?;
+        self.positions.as_mut().expect("set").push_batch(batch, game_base);
         Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mat_and_csv_load_and_bad_lines_are_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let mat = dir.path().join("a.mat");
-        std::fs::write(&mat, " 0  0  0  0  0  2\n 1  0  0  0  0  0\n 0  0  0  0  0  2\n").unwrap();
-        let rows = load(&[&mat], false).unwrap();
-        assert_eq!(rows.columns, ["P", "N", "B", "R", "Q"]);
-        assert_eq!(rows.counts, [[0.0, 0.0, 2.0], [1.0, 0.0, 0.0]]);
-        assert_eq!(rows.game_count, None);
-
-        let csv = dir.path().join("a.csv");
-        std::fs::write(&csv, "a,b,result,game,ply,White\n1,0,1,0,2,\"X, Y\"\n1,0,0.5,1,2,Z\n0,1,0,1,4,Z\n").unwrap();
-        let rows = load(&[&csv, &csv], true).unwrap();
-        assert_eq!(rows.columns, ["a", "b"]);
-        assert_eq!(rows.game_count, Some(4), "game ids of the second file are offset");
-        assert_eq!(rows.counts, [[0.0, 2.0, 2.0], [2.0, 0.0, 0.0]]);
-
-        let bad = dir.path().join("bad.mat");
-        std::fs::write(&bad, " 0  0  0  0  0  2\n 0  0  0  0  2\n").unwrap();
-        assert!(load(&[&bad], false).unwrap_err().to_string().contains("line 2: expected 6 numbers"));
-        std::fs::write(&bad, " 0  0  x  0  0  2\n").unwrap();
-        assert!(load(&[&bad], false).unwrap_err().to_string().contains("'x' is not an integer"));
-        let bad = dir.path().join("bad.csv");
-        std::fs::write(&bad, "a,result\n1,1\nfoo,0\n").unwrap();
-        assert!(load(&[&bad], false).unwrap_err().to_string().contains("line 3: 'foo' in column 'a' is not a number"));
-        std::fs::write(&bad, "a,result\n1,0.7\n").unwrap();
-        assert!(load(&[&bad], false).unwrap_err().to_string().contains("result 0.7 is not 0, 0.5 or 1"));
-        assert!(load(&[&bad, &mat], false).is_err());
-    }
-}
+mod tests;

@@ -5,14 +5,17 @@
 //! fitting.
 
 mod batch;
+pub mod columns;
 mod delimited;
+pub mod epd;
 pub mod format;
 pub mod load;
-pub mod positions;
 mod mat;
 mod octave;
-mod parquet;
+pub mod parquet;
+pub mod positions;
 pub mod score_table;
+pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};
 
@@ -45,7 +48,7 @@ pub enum DatasetError {
         source: std::io::Error,
     },
     /// The output format could not be determined from the file name.
-    #[error("{path}: unknown output format (use .mat, .csv, .tsv, .parquet, or --format octave)")]
+    #[error("{path}: unknown output format (use .mat, .csv, .tsv, .parquet, .epd, .ijv, or --format octave)")]
     UnknownFormat {
         /// The path as given.
         path: String,

@@ -1,6 +1,19 @@
-//! Parquet through polars: the same columns as CSV, typed. Features are
-//! `Int32`, `result` is `Float64` (0, 0.5, 1), `game` is `Int64`, `ply` is
-//! `Int32`, tags and FEN are strings.
+//! Parquet through polars, in one of two shapes:
+//!
+//! * dense, for layouts of at most [`DENSE_COLUMNS`] columns: the same
+//!   columns as CSV, typed (features `Int32` for untapered layouts, `Float64`
+//!   for tapered ones);
+//! * sparse, for wider layouts (a whole evaluation): `idx` (`List<Int32>`,
+//!   the 0-based feature columns that are non-zero) and `val`
+//!   (`List<Float64>`, their design values), plus `phase` (`Int32`, 0-24).
+//!   The column names are in the file's key-value metadata under
+//!   `pgntune.columns` (a JSON array), the layout under `pgntune.layout`.
+//!   pandas, polars and Spark read the list columns as arrays; a Spark
+//!   `SparseVector(len(columns), idx, val)` is one row of the design matrix.
+//!
+//! Both then have `result` (`Float64`: 0, 0.5, 1), `game` (`Int64`), `ply`
+//! (`Int32`), `eval` (`Float64`, null where a row has no label; only when
+//! labels were read), the kept tags and the FEN (strings).
 //!
 //! Rows are buffered into row groups of [`ROW_GROUP`] rows, so memory stays
 //! bounded and the file layout does not depend on how extraction batched
@@ -17,6 +30,14 @@ use crate::atomic::AtomicFile;
 /// Rows per Parquet row group.
 const ROW_GROUP: usize = 1 << 17;
 
+/// Layouts up to this many columns are written dense, wider ones sparse.
+pub const DENSE_COLUMNS: usize = 64;
+
+/// Whether rows of `schema` are written in the sparse shape.
+pub fn is_sparse(schema: &Schema) -> bool {
+    schema.layout.len() > DENSE_COLUMNS
+}
+
 pub(super) struct ParquetRowWriter {
     file: AtomicFile,
     writer: polars::io::parquet::write::BatchedWriter<File>,
@@ -31,31 +52,44 @@ fn polars_err(path: &Path) -> impl Fn(PolarsError) -> DatasetError + '_ {
 /// Turns a batch into a polars DataFrame with the dataset's column types.
 pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFrame> {
     let n = batch.len();
-    let mut columns: Vec<Column> =
-        Vec::with_capacity(schema.features.len() + 3 + schema.tags.len() + 1);
+    let mut columns: Vec<Column> = Vec::with_capacity(schema.features.len() + 3 + schema.tags.len() + 1);
     let layout = &schema.layout;
     let mut dense = vec![0.0; layout.len()];
-    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(n); layout.len()];
-    for i in 0..n {
-        batch.dense_row(i, layout, &mut dense);
-        for (column, &v) in values.iter_mut().zip(&dense) {
-            column.push(v);
+    if is_sparse(schema) {
+        let (mut idx, mut val): (Vec<Series>, Vec<Series>) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for i in 0..n {
+            batch.dense_row(i, layout, &mut dense);
+            let nonzero: Vec<(i32, f64)> = dense.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(j, &v)| (j as i32, v)).collect();
+            idx.push(Series::new(PlSmallStr::EMPTY, nonzero.iter().map(|p| p.0).collect::<Vec<i32>>()));
+            val.push(Series::new(PlSmallStr::EMPTY, nonzero.iter().map(|p| p.1).collect::<Vec<f64>>()));
         }
-    }
-    for (name, values) in schema.features.iter().zip(values) {
-        // Untapered sets keep today's integer columns.
-        if layout.is_tapered() {
-            columns.push(Column::new(name.as_str().into(), values));
-        } else {
-            columns.push(Column::new(
-                name.as_str().into(),
-                values.into_iter().map(|v| v as i32).collect::<Vec<i32>>(),
-            ));
+        columns.push(list_column("idx", idx, DataType::Int32)?);
+        columns.push(list_column("val", val, DataType::Float64)?);
+        columns.push(Column::new("phase".into(), batch.phases.iter().map(|&p| i32::from(p)).collect::<Vec<i32>>()));
+    } else {
+        let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(n); layout.len()];
+        for i in 0..n {
+            batch.dense_row(i, layout, &mut dense);
+            for (column, &v) in values.iter_mut().zip(&dense) {
+                column.push(v);
+            }
+        }
+        for (name, values) in schema.features.iter().zip(values) {
+            // Untapered sets keep today's integer columns.
+            if layout.is_tapered() {
+                columns.push(Column::new(name.as_str().into(), values));
+            } else {
+                columns.push(Column::new(name.as_str().into(), values.into_iter().map(|v| v as i32).collect::<Vec<i32>>()));
+            }
         }
     }
     columns.push(Column::new("result".into(), batch.results.iter().map(|r| r.score()).collect::<Vec<f64>>()));
     columns.push(Column::new("game".into(), batch.games.iter().map(|&g| g as i64).collect::<Vec<i64>>()));
     columns.push(Column::new("ply".into(), batch.plies.iter().map(|&p| p as i32).collect::<Vec<i32>>()));
+    if schema.eval {
+        let evals: Vec<Option<f64>> = batch.evals.iter().map(|&e| (!e.is_nan()).then_some(f64::from(e))).collect();
+        columns.push(Column::new("eval".into(), evals));
+    }
     for (name, values) in schema.tags.iter().zip(&batch.tags) {
         columns.push(Column::new(name.as_str().into(), values.as_slice()));
     }
@@ -65,13 +99,27 @@ pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFra
     DataFrame::new(n, columns)
 }
 
+/// A list column of `rows`, typed `List<inner>` even when every row is empty.
+fn list_column(name: &str, rows: Vec<Series>, inner: DataType) -> PolarsResult<Column> {
+    let mut list = ListChunked::from_iter(rows.into_iter().map(Some));
+    if list.inner_dtype() != &inner {
+        list = list.cast(&DataType::List(Box::new(inner)))?.list()?.clone();
+    }
+    Ok(list.into_series().with_name(name.into()).into_column())
+}
+
 impl ParquetRowWriter {
     pub(super) fn create(path: &Path, schema: &Schema) -> Result<ParquetRowWriter, DatasetError> {
         let mut file = AtomicFile::create(path)?;
         let handle = file.clone_handle().map_err(|e| crate::atomic::OutputError::new(path, e))?;
         let empty = batch_to_frame(&RowBatch::new(schema), schema).map_err(polars_err(path))?;
+        let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(vec![
+            ("pgntune.layout".to_string(), schema.layout.spec()),
+            ("pgntune.columns".to_string(), serde_json::to_string(&schema.features).expect("names serialise")),
+        ]);
         let writer = ParquetWriter::new(handle)
             .with_compression(ParquetCompression::Zstd(None))
+            .with_key_value_metadata(Some(metadata))
             .set_parallel(false)
             .batched(empty.schema())
             .map_err(polars_err(path))?;

@@ -145,6 +145,7 @@ pub struct Engine {
     killers: Killers,
     buffers: MoveBuffers,
     reductions: Reductions,
+    pv: PvTable,
 }
 
 impl Engine {
@@ -158,6 +159,7 @@ impl Engine {
             killers: Killers::default(),
             buffers: MoveBuffers::default(),
             reductions: Reductions::default(),
+            pv: PvTable::default(),
         }
     }
 
@@ -226,13 +228,58 @@ impl Engine {
             stop,
             root_index: path.len() - 1,
             path,
-            pv: PvTable::default(),
+            pv: &mut self.pv,
             nodes: 0,
             seldepth: 0,
             stopped: false,
             root_best: None,
         };
         searcher.iterate(&root, max_depth.max(1), on_info)
+    }
+
+    /// The end of the quiescence search's principal variation from `pos`:
+    /// the quiet position the evaluation is really about, with the
+    /// quiescence score (side to move's view) and the moves leading there.
+    /// `None` when `pos` is in check or the score is a mate.
+    ///
+    /// The transposition table is cleared first, so the answer depends on
+    /// `pos` alone (extraction's output must not depend on which positions
+    /// a worker thread happened to search before).
+    pub fn quiescence_leaf(&mut self, pos: &Chess) -> Option<(Chess, i32, Vec<Move>)> {
+        use shakmaty::Position;
+        if pos.is_check() {
+            return None;
+        }
+        self.tt.clear();
+        let clock = Clock::start(&Limits::default());
+        let stop = AtomicBool::new(false);
+        let root = HashedPosition::new(pos.clone());
+        let mut searcher = Searcher {
+            evaluator: &self.evaluator,
+            tt: &mut self.tt,
+            history: &mut self.history,
+            killers: &mut self.killers,
+            buffers: &mut self.buffers,
+            reductions: &self.reductions,
+            clock: &clock,
+            stop: &stop,
+            root_index: 0,
+            path: vec![root.hash()],
+            pv: &mut self.pv,
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            root_best: None,
+        };
+        let (score, line) = searcher.quiescence_root(&root);
+        if score.abs() >= params::MATE_BOUND {
+            return None;
+        }
+        let mut leaf = pos.clone();
+        for &m in &line {
+            leaf.play_unchecked(m);
+        }
+        Some((leaf, score, line))
     }
 }
 

@@ -68,7 +68,7 @@ pub(super) struct Searcher<'a> {
     pub path: Vec<u64>,
     /// Index of the root's hash in `path`.
     pub root_index: usize,
-    pub pv: PvTable,
+    pub pv: &'a mut PvTable,
     pub nodes: u64,
     pub seldepth: usize,
     pub stopped: bool,
@@ -430,6 +430,13 @@ impl Searcher<'_> {
         let best_packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         self.tt.store(pos.hash(), ply, best_packed, best_score, static_eval, depth, bound);
         best_score
+    }
+
+    /// The quiescence search from `root` with a full window, and its
+    /// principal variation (for choosing quiet training positions).
+    pub fn quiescence_root(&mut self, root: &HashedPosition) -> (i32, Vec<Move>) {
+        let score = self.quiescence(root, -INFINITY, INFINITY, 0);
+        (score, self.pv.line(0))
     }
 
     /// Quiescence search: captures and queen promotions only (all evasions

@@ -455,6 +455,12 @@ impl FeatureLayout {
             .then(|| (placed.set, term - placed.term_offset))
     }
 
+    /// The set that column `column` belongs to.
+    pub fn set_of_column(&self, column: usize) -> Option<FeatureSet> {
+        let placed = self.sets.iter().rev().find(|p| p.column_offset <= column)?;
+        (column < placed.column_offset + placed.set.len()).then_some(placed.set)
+    }
+
     /// The columns of term `term`.
     pub fn term_columns(&self, term: usize) -> TermColumns {
         let (set, local) = self

@@ -12,14 +12,14 @@ use std::io;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use shakmaty::{EnPassantMode, fen::Fen};
+use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use super::filter::{FilterConfig, QuietFilter};
 use super::input::{self, ByteCounters, InputSource, OpenError};
 use super::record::{GameRecord, Joiner, RecordVisitor};
 use super::replay::{self, StartError};
 use crate::dataset::{DatasetError, GameResult, RowBatch, Schema};
-use crate::features::FeatureLayout;
+use crate::features::{FeatureLayout, TermScratch, TermValue};
 
 /// Games handed to a worker at a time.
 const GAMES_PER_BATCH: usize = 256;
@@ -68,6 +68,29 @@ pub struct ExtractConfig {
     pub fen: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
+    /// How candidate positions become rows: the quiet filter, or the leaf
+    /// of the bundled engine's quiescence search with this evaluation.
+    pub quiet: QuietMode,
+    /// Keep at most this many positions per game, chosen by `seed`.
+    pub sample: Option<usize>,
+    /// Seed of `sample`.
+    pub seed: u64,
+    /// Drop positions seen before (same Zobrist key), in input order.
+    pub dedupe: bool,
+    /// Read evaluation labels from move comments (`[%eval ...]`, `wv=`).
+    pub labels: bool,
+}
+
+/// Which positions of a game become rows.
+#[derive(Clone, Debug, Default)]
+pub enum QuietMode {
+    /// The quiet filter of [`FilterConfig`] (the 2015 pgnlearn rule by default).
+    #[default]
+    Plies,
+    /// Every position after the opening plies is replaced by the end of the
+    /// bundled engine's quiescence-search principal variation (with this
+    /// evaluation); positions in check or with a mate score are skipped.
+    Qsearch(Box<crate::engine::Evaluator>),
 }
 
 impl Default for ExtractConfig {
@@ -80,6 +103,11 @@ impl Default for ExtractConfig {
             tags: Vec::new(),
             fen: false,
             threads: 0,
+            quiet: QuietMode::Plies,
+            sample: None,
+            seed: 1,
+            dedupe: false,
+            labels: false,
         }
     }
 }
@@ -87,7 +115,7 @@ impl Default for ExtractConfig {
 impl ExtractConfig {
     /// The columns of the rows this configuration produces.
     pub fn schema(&self) -> Schema {
-        Schema { tags: self.tags.clone(), fen: self.fen, ..Schema::new(self.layout.clone()) }
+        Schema { tags: self.tags.clone(), fen: self.fen, eval: self.labels, ..Schema::new(self.layout.clone()) }
     }
 }
 
@@ -135,6 +163,10 @@ pub struct ExtractStats {
     pub games_cut: u64,
     /// Rows emitted.
     pub rows: u64,
+    /// Rows dropped as repeats of earlier positions (`dedupe`).
+    pub duplicates: u64,
+    /// Candidate positions skipped by the quiescence search (in check, or a mate score).
+    pub skipped_positions: u64,
     /// All problems found (bad moves, bad FENs, unreadable games).
     pub problem_count: u64,
     /// The first [`PROBLEMS_KEPT`] problems, in input order.
@@ -163,6 +195,8 @@ impl ExtractStats {
         self.skipped_unreadable += other.skipped_unreadable;
         self.games_cut += other.games_cut;
         self.rows += other.rows;
+        self.duplicates += other.duplicates;
+        self.skipped_positions += other.skipped_positions;
         self.problem_count += other.problem_count;
         for p in &other.problems {
             if self.problems.len() < PROBLEMS_KEPT {
@@ -187,9 +221,10 @@ impl ExtractStats {
         }
         let skipped = if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") };
         let cut = if self.games_cut > 0 { format!(" ({} cut at a bad move)", self.games_cut) } else { String::new() };
+        let dropped = if self.duplicates > 0 { format!(" ({} repeated positions dropped)", self.duplicates) } else { String::new() };
         let mb_per_s = if self.seconds > 0.0 { self.text_bytes as f64 / 1e6 / self.seconds } else { 0.0 };
         format!(
-            "games read {}, used {}{cut}, skipped {skipped}; rows {}; {:.2} s, {:.1} MB/s",
+            "games read {}, used {}{cut}, skipped {skipped}; rows {}{dropped}; {:.2} s, {:.1} MB/s",
             self.games_read, self.games_used, self.rows, self.seconds, mb_per_s
         )
     }
@@ -254,7 +289,17 @@ where
     let names: Vec<String> = inputs.iter().map(|i| i.to_string()).collect();
     let threads = if config.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { config.threads };
     let mut stats = ExtractStats::default();
-    let mut deliver = |out: BatchOutput| -> Result<(), ExtractError> {
+    let mut seen: Option<rustc_hash::FxHashSet<u64>> = config.dedupe.then(Default::default);
+    let mut deliver = |mut out: BatchOutput| -> Result<(), ExtractError> {
+        // Repeats are dropped here, in input order, so that which copy
+        // survives does not depend on the threads.
+        if let Some(seen) = &mut seen {
+            let keep: Vec<bool> = out.rows.keys.iter().map(|&k| seen.insert(k)).collect();
+            let dropped = keep.iter().filter(|&&k| !k).count() as u64;
+            out.rows.retain_from(0, &keep);
+            out.stats.duplicates += dropped;
+            out.stats.rows -= dropped;
+        }
         stats.merge(&out.stats);
         if !out.rows.is_empty() {
             sink(&out.rows)?;
@@ -399,7 +444,7 @@ where
     for (input_no, source) in inputs.iter().enumerate() {
         let stream = input::open(source, counters)?;
         let mut reader = pgn_reader::Reader::build(stream.reader).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
-        let mut visitor = RecordVisitor::new(input_no, &config.tags);
+        let mut visitor = RecordVisitor::new(input_no, &config.tags).with_evals(config.labels);
         let mut joiner = Joiner::default();
         let mut more = true;
         while more {
@@ -443,6 +488,10 @@ struct Replayer<'a> {
     rows: RowBatch,
     stats: ExtractStats,
     games: usize,
+    /// The engine whose quiescence search picks positions, in qsearch mode.
+    engine: Option<crate::engine::Engine>,
+    scratch: TermScratch,
+    terms: Vec<TermValue>,
 }
 
 impl<'a> Replayer<'a> {
@@ -455,11 +504,29 @@ impl<'a> Replayer<'a> {
             schema,
             stats: ExtractStats::default(),
             games: 0,
+            // No hash table: a one-entry table cleared per position keeps
+            // the choice a function of the position alone.
+            engine: match &config.quiet {
+                QuietMode::Plies => None,
+                QuietMode::Qsearch(evaluator) => Some(crate::engine::Engine::new((**evaluator).clone(), 0)),
+            },
+            scratch: TermScratch::default(),
+            terms: Vec::new(),
         }
     }
 
     fn process(&mut self, game: &GameRecord) {
-        process_game(game, self.config, &self.names[game.input], &mut self.rows, &mut self.stats);
+        let file = &self.names[game.input];
+        let first = self.rows.len();
+        process_game(game, self.config, file, &mut self.rows, &mut self.stats, &mut self.engine, &mut self.scratch, &mut self.terms);
+        if let Some(k) = self.config.sample {
+            let n = self.rows.len() - first;
+            if n > k {
+                let keep = sample_rows(n, k, self.config.seed, game.index);
+                self.rows.retain_from(first, &keep);
+                self.stats.rows -= (n - k) as u64;
+            }
+        }
         self.games += 1;
     }
 
@@ -490,7 +557,17 @@ fn note_problem(stats: &mut ExtractStats, file: &str, game: &GameRecord, ply: Op
     }
 }
 
-fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mut RowBatch, stats: &mut ExtractStats) {
+#[allow(clippy::too_many_arguments)] // the worker's reusable state, passed apart to keep borrows simple
+fn process_game(
+    game: &GameRecord,
+    config: &ExtractConfig,
+    file: &str,
+    rows: &mut RowBatch,
+    stats: &mut ExtractStats,
+    engine: &mut Option<crate::engine::Engine>,
+    scratch: &mut TermScratch,
+    leaf_terms: &mut Vec<TermValue>,
+) {
     stats.games_read += 1;
     if let Some(message) = &game.parse_error {
         stats.skipped_unreadable += 1;
@@ -523,8 +600,9 @@ fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mu
     let mut filter = QuietFilter::new(&config.filter, &config.layout);
     let mut pos = start;
     let bad = replay::replay(&mut pos, &game.moves, config.filter.max_plies, |pos, m, ply| {
-        if let Some(row) = filter.after_move(pos, m, ply) {
-            rows.push_features(row.terms, row.phase);
+        let eval = game.evals.get(ply as usize - 1).copied().unwrap_or(f32::NAN);
+        let push = |rows: &mut RowBatch, terms: &[TermValue], phase: u8, at: &Chess| {
+            rows.push_features(terms, phase);
             rows.results.push(result);
             rows.games.push(game.index);
             rows.plies.push(ply);
@@ -532,7 +610,32 @@ fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mu
                 column.push(value.clone());
             }
             if config.fen {
-                rows.fens.push(Fen::from_position(pos, EnPassantMode::Legal).to_string());
+                rows.fens.push(Fen::from_position(at, EnPassantMode::Legal).to_string());
+            }
+            if config.labels {
+                rows.evals.push(eval);
+            }
+            if config.dedupe {
+                rows.keys.push(crate::engine::position_hash(at));
+            }
+        };
+        match engine {
+            Some(engine) => {
+                if ply <= config.filter.skip_plies {
+                    return;
+                }
+                match engine.quiescence_leaf(pos) {
+                    Some((leaf, _, _)) => {
+                        let phase = config.layout.terms_of(&leaf, scratch, leaf_terms);
+                        push(rows, leaf_terms, phase, &leaf);
+                    }
+                    None => stats.skipped_positions += 1,
+                }
+            }
+            None => {
+                if let Some(row) = filter.after_move(pos, m, ply) {
+                    push(rows, row.terms, row.phase, pos);
+                }
             }
         }
     });
@@ -547,4 +650,17 @@ fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mu
     }
     stats.games_used += 1;
     stats.rows += (rows.len() - first_row) as u64;
+}
+
+/// Which `k` of a game's `n` candidate rows to keep: a seeded choice that
+/// depends only on the seed and the game's index, in the rows' order.
+fn sample_rows(n: usize, k: usize, seed: u64, game: u64) -> Vec<bool> {
+    use rand::SeedableRng;
+    use rand::seq::index::sample;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut keep = vec![false; n];
+    for i in sample(&mut rng, n, k) {
+        keep[i] = true;
+    }
+    keep
 }

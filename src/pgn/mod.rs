@@ -5,6 +5,7 @@
 pub mod extract;
 pub mod filter;
 pub mod input;
+pub mod labels;
 pub mod record;
 pub mod replay;
 

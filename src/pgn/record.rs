@@ -14,7 +14,7 @@
 
 use std::ops::ControlFlow;
 
-use pgn_reader::{RawTag, SanPlus, Visitor};
+use pgn_reader::{RawComment, RawTag, SanPlus, Visitor};
 
 /// One game as read from the PGN text, before replay.
 #[derive(Clone, Debug, Default)]
@@ -35,6 +35,9 @@ pub struct GameRecord {
     pub kept_tags: Vec<Option<Vec<u8>>>,
     /// The main line, as read.
     pub moves: Vec<SanPlus>,
+    /// When labels are read: the evaluation label after each move of
+    /// `moves` (centipawns, white's view; NaN where the comment has none).
+    pub evals: Vec<f32>,
     /// A parse error that ended this game early (from pgn-reader).
     pub parse_error: Option<String>,
     /// Whether the game had any tag.
@@ -62,6 +65,7 @@ impl GameRecord {
 pub struct RecordVisitor {
     kept_tags: Vec<Vec<u8>>,
     input: usize,
+    read_evals: bool,
 }
 
 /// The games of one `read_game` call, the last one still open.
@@ -74,7 +78,13 @@ pub struct Movetext {
 impl RecordVisitor {
     /// A visitor for input number `input`, keeping the named tags.
     pub fn new(input: usize, kept_tags: &[String]) -> RecordVisitor {
-        RecordVisitor { kept_tags: kept_tags.iter().map(|t| t.as_bytes().to_vec()).collect(), input }
+        RecordVisitor { kept_tags: kept_tags.iter().map(|t| t.as_bytes().to_vec()).collect(), input, read_evals: false }
+    }
+
+    /// Also reads evaluation labels from move comments (see [`super::labels`]).
+    pub fn with_evals(mut self, read_evals: bool) -> RecordVisitor {
+        self.read_evals = read_evals;
+        self
     }
 }
 
@@ -115,6 +125,19 @@ impl Visitor for RecordVisitor {
             movetext.done.push(std::mem::replace(&mut movetext.current, next));
         }
         movetext.current.moves.push(san_plus);
+        if self.read_evals {
+            movetext.current.evals.push(f32::NAN);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn comment(&mut self, movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
+        if self.read_evals
+            && let Some(last) = movetext.current.evals.last_mut()
+            && let Some(label) = super::labels::eval_label(comment.as_bytes())
+        {
+            *last = label;
+        }
         ControlFlow::Continue(())
     }
 
@@ -145,6 +168,7 @@ impl Joiner {
         match self.held.take() {
             Some(mut held) if !record.has_tags && record.parse_error.is_none() => {
                 held.moves.extend_from_slice(&record.moves);
+                held.evals.extend_from_slice(&record.evals);
                 held.terminated = record.terminated;
                 self.hold_or_emit(held, out);
             }

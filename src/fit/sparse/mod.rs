@@ -20,6 +20,7 @@ pub mod adam;
 pub mod constraints;
 pub mod information;
 pub mod problem;
+mod report;
 mod run;
 pub mod scale;
 

@@ -49,6 +49,11 @@ pub(super) struct TuneProblem {
     prior: Arc<Vec<f64>>,
     /// `λ c²`: the penalty per squared centipawn.
     penalty: f64,
+    /// The solver's parameters are `unit × w`: L-BFGS works on the logistic
+    /// scale (`unit = c`), where the weights are of order one and its first
+    /// steps are the right size; Adam on centipawns (`unit = 1`), where its
+    /// step size is meant.
+    unit: f64,
     /// The last (weights, cost, gradient): L-BFGS asks for the cost and the
     /// gradient of the same point one after the other; one pass gives both.
     cache: Arc<Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>>,
@@ -78,16 +83,26 @@ impl TuneProblem {
         (sums.loss / n + self.penalty_of(w), g)
     }
 
-    fn full(&self, w: &[f64]) -> (f64, Vec<f64>) {
+    /// Cost and gradient over the training positions at solver parameters `param`.
+    fn full(&self, param: &[f64]) -> (f64, Vec<f64>) {
         let mut cache = self.cache.lock().expect("cache lock");
         if let Some((cw, cost, g)) = cache.as_ref()
-            && cw.as_slice() == w
+            && cw.as_slice() == param
         {
             return (*cost, g.clone());
         }
-        let (cost, g) = self.evaluate(w, Selection::Mask(&self.train));
-        *cache = Some((w.to_vec(), cost, g.clone()));
+        let w: Vec<f64> = param.iter().map(|p| p / self.unit).collect();
+        let (cost, mut g) = self.evaluate(&w, Selection::Mask(&self.train));
+        for v in &mut g {
+            *v /= self.unit;
+        }
+        *cache = Some((param.to_vec(), cost, g.clone()));
         (cost, g)
+    }
+
+    /// Solver parameters to centipawns.
+    pub fn weights_of(&self, param: &[f64]) -> Vec<f64> {
+        param.iter().map(|p| p / self.unit).collect()
     }
 
     pub fn freedom(&self) -> &Freedom {
@@ -131,7 +146,8 @@ struct Reporter {
 }
 
 impl Reporter {
-    fn record(&self, iteration: u64, w: &[f64], objective: f64) {
+    fn record(&self, iteration: u64, param: &[f64], objective: f64) {
+        let w = &self.problem.weights_of(param);
         let holdout_loss = self.test.as_ref().map(|t| {
             let s = self.problem.objective.sums(Selection::Mask(t), w, false);
             s.loss / s.count.max(1.0)
@@ -164,12 +180,17 @@ impl<G, H> Observe<IterState<Array1<f64>, G, (), H, (), f64>> for Reporter {
 pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, TuneError> {
     let c = setup.objective.c;
     let evaluations = Arc::new(AtomicU64::new(0));
+    let unit = match config.solver {
+        TuneSolver::Lbfgs => c,
+        TuneSolver::Adam { .. } => 1.0,
+    };
     let problem = TuneProblem {
         objective: setup.objective.clone(),
         train: setup.train.clone(),
         freedom: setup.freedom.clone(),
         prior: setup.prior.clone(),
         penalty: setup.lambda * c * c,
+        unit,
         cache: Arc::new(Mutex::new(None)),
         evaluations: evaluations.clone(),
     };
@@ -186,12 +207,12 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         trace: trace.clone(),
         evaluations,
     };
-    let start = Array1::from(config.start.clone());
+    let start = Array1::from(config.start.iter().map(|w| w * unit).collect::<Vec<f64>>());
     let (weights, iterations, reason) = match config.solver {
         TuneSolver::Lbfgs => {
-            // The tolerance is on the logistic scale: ∂/∂θ = ∂/∂w / c.
+            // Parameters on the logistic scale: the tolerance applies as is.
             let solver = LBFGS::new(HagerZhangLineSearch::new(), 10)
-                .with_tolerance_grad(config.tol * c)
+                .with_tolerance_grad(config.tol)
                 .and_then(|s| s.with_tolerance_cost(0.0))
                 .map_err(TuneError::Solver)?;
             let result = Executor::new(problem.clone(), solver)
@@ -221,12 +242,13 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         Some(TerminationReason::MaxItersReached) => StopReason::IterationLimit,
         Some(TerminationReason::SolverExit(why)) if why.contains("no further progress") => StopReason::NoProgress,
         Some(TerminationReason::SolverConverged) => {
+            // On the logistic scale: ∂/∂θ = ∂/∂w / c.
             let (_, g) = problem.full(weights.as_slice().expect("contiguous"));
-            let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt() / c;
+            let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt() * unit / c;
             if norm < config.tol { StopReason::Converged } else { StopReason::NoProgress }
         }
         _ => StopReason::NoProgress,
     };
     let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
-    Ok(Outcome { weights: weights.to_vec(), iterations, stopped, trace })
+    Ok(Outcome { weights: problem.weights_of(weights.as_slice().expect("contiguous")), iterations, stopped, trace })
 }

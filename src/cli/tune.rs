@@ -1,0 +1,261 @@
+//! The whole-evaluation side of `pgntune fit` and `pgntune tune`: options
+//! of the sparse tuner, turning them into a [`TuneConfig`], and printing
+//! its report.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::atomic::AtomicFile;
+use crate::dataset::positions::Positions;
+use crate::features::{FeatureLayout, FeatureSet};
+use crate::fit::sparse::problem::SparseLoss;
+use crate::fit::sparse::{ScaleK, TuneConfig, TuneProgress, TuneReport, TuneSolver, tune};
+use crate::weights::Weights;
+
+/// The optimiser, as the command line names it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SolverArg {
+    /// Limited-memory BFGS (argmin), stopping on --tol; the default.
+    Lbfgs,
+    /// Newton's method with the analytic Hessian (material-sized problems only).
+    Newton,
+    /// The 2015 article's fixed-step gradient descent from 0 (material-sized problems only).
+    Gd,
+    /// Adam over mini-batches (--epochs, --batch, --lr), the usual choice of engine tuners (whole-evaluation tuner only).
+    Adam,
+}
+
+/// Options of the whole-evaluation tuner.
+#[derive(Debug, Clone, Args)]
+pub struct TunerArgs {
+    /// Texel's scaling constant K of P = 1/(1+10^(-K·eval/400)): `auto` fits it on the starting weights first, or a number.
+    #[arg(long, default_value = "auto", value_name = "auto|K")]
+    pub k: String,
+
+    /// Weights the ridge (--lambda) pulls toward and the tuner starts from: a weights file or a preset [default: the engine's own weights for these feature sets].
+    #[arg(long, value_name = "WEIGHTS")]
+    pub prior: Option<String>,
+
+    /// Keep these feature sets or columns at their starting values, comma separated (e.g. material_tapered,mg_K_g1).
+    #[arg(long, value_delimiter = ',', value_name = "SET|COLUMN,...")]
+    pub freeze: Vec<String>,
+
+    /// Weight W of evaluation labels in the target: W·σ(eval) + (1−W)·result (labels from --eval-labels, EPD `ce` or `| eval |`).
+    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    pub eval_weight: f64,
+
+    /// Adam: passes over the training positions.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    pub epochs: u64,
+
+    /// Adam: positions per mini-batch.
+    #[arg(long, default_value_t = 16384, value_name = "N")]
+    pub batch: usize,
+
+    /// Adam: step size in centipawns (annealed to 0 over the epochs by a cosine).
+    #[arg(long, default_value_t = 1.0, value_name = "CP")]
+    pub lr: f64,
+
+    /// Skip the standard errors (they cost a pass over pairs of terms).
+    #[arg(long)]
+    pub no_stderr: bool,
+
+    /// Also write the tuned terms as source code an engine can paste: rust, c or json.
+    #[arg(long, value_name = "LANG", requires = "emit_out")]
+    pub emit: Option<crate::tables::Language>,
+
+    /// Where --emit writes.
+    #[arg(long, value_name = "FILE", requires = "emit")]
+    pub emit_out: Option<PathBuf>,
+
+    /// Draw the tuned piece-square tables as heat maps (PNG and SVG) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The whole-evaluation settings every run needs besides these options.
+pub struct TunerSettings {
+    /// From --loss.
+    pub loss: SparseLoss,
+    /// From --lambda.
+    pub lambda: f64,
+    /// From --solver.
+    pub solver: SolverArg,
+    /// From --tol.
+    pub tol: Option<f64>,
+    /// From --iters.
+    pub iters: Option<u64>,
+    /// From --holdout and --seed.
+    pub holdout: Option<(f64, u64)>,
+    /// From --seed.
+    pub seed: u64,
+    /// Leave out drawn games (--draws exclude).
+    pub exclude_draws: bool,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+impl TunerArgs {
+    /// True when an option only the whole-evaluation tuner has was given.
+    pub fn asks_for_tuner(&self) -> bool {
+        self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.emit.is_some() || self.plot.is_some()
+    }
+
+    /// The tuner's configuration for `layout`.
+    pub fn config(&self, layout: &FeatureLayout, settings: &TunerSettings) -> Result<TuneConfig> {
+        let k = match self.k.trim() {
+            "auto" => ScaleK::Auto,
+            text => match text.parse::<f64>() {
+                Ok(k) if k.is_finite() && k > 0.0 => ScaleK::Fixed(k),
+                _ => bail!("--k must be 'auto' or a positive number, not '{text}'"),
+            },
+        };
+        if !(0.0..=1.0).contains(&self.eval_weight) {
+            bail!("--eval-weight must be between 0 and 1");
+        }
+        if !(self.lr.is_finite() && self.lr > 0.0) {
+            bail!("--lr must be a positive number of centipawns");
+        }
+        if self.epochs == 0 || self.batch == 0 {
+            bail!("--epochs and --batch must be at least 1");
+        }
+        let prior_weights = match &self.prior {
+            Some(spec) => Weights::resolve(spec).context("--prior")?,
+            None => crate::presets::defaults_for(layout),
+        };
+        let columns = layout.columns();
+        let prior_layout = prior_weights.layout()?;
+        let missing: Vec<&String> = columns.iter().filter(|c| !prior_layout.columns().contains(c)).collect();
+        if self.prior.is_some() && !missing.is_empty() {
+            bail!(
+                "--prior: the weights '{}' are for the sets '{}' and have no column {}{}",
+                prior_weights.name,
+                prior_layout.spec(),
+                missing[0],
+                if missing.len() > 1 { format!(" (and {} more)", missing.len() - 1) } else { String::new() }
+            );
+        }
+        let prior: Vec<f64> = columns.iter().map(|c| prior_weights.centipawns(c)).collect();
+        let mut frozen = vec![false; columns.len()];
+        for name in self.freeze.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+            if let Ok(set) = name.parse::<FeatureSet>()
+                && layout.contains(set)
+            {
+                for (j, f) in frozen.iter_mut().enumerate() {
+                    if layout.set_of_column(j) == Some(set) {
+                        *f = true;
+                    }
+                }
+                continue;
+            }
+            match columns.iter().position(|c| c == name) {
+                Some(j) => frozen[j] = true,
+                None => bail!("--freeze: '{name}' is neither a feature set of '{}' nor one of its columns", layout.spec()),
+            }
+        }
+        let solver = match settings.solver {
+            SolverArg::Lbfgs => TuneSolver::Lbfgs,
+            SolverArg::Adam => TuneSolver::Adam { epochs: self.epochs, batch: self.batch, lr: self.lr },
+            SolverArg::Newton | SolverArg::Gd => bail!("--solver newton and gd are for the article's small models; the whole-evaluation tuner uses lbfgs or adam"),
+        };
+        let mut config = TuneConfig::new(prior);
+        config.loss = settings.loss;
+        config.k = k;
+        config.lambda = settings.lambda;
+        config.frozen = frozen;
+        config.solver = solver;
+        config.eval_weight = self.eval_weight;
+        config.exclude_draws = settings.exclude_draws;
+        if let Some(tol) = settings.tol {
+            config.tol = tol;
+        }
+        if let Some(iters) = settings.iters {
+            config.max_iters = iters;
+        }
+        config.holdout = settings.holdout;
+        config.threads = settings.threads;
+        config.standard_errors = !self.no_stderr;
+        config.seed = settings.seed;
+        Ok(config)
+    }
+}
+
+/// Progress of a long fit: a bar on a terminal, otherwise a status line
+/// every ten iterations or epochs (so a log is not silent for minutes).
+fn progress_reporter(quiet: bool, limit: u64) -> Arc<dyn Fn(&TuneProgress) + Send + Sync> {
+    if quiet {
+        return Arc::new(|_| {});
+    }
+    if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::with_draw_target(Some(limit), ProgressDrawTarget::stderr_with_hz(5)).with_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} {msg}").expect("valid template").progress_chars("=> "),
+        );
+        return Arc::new(move |p: &TuneProgress| {
+            bar.set_position(p.iteration);
+            let holdout = p.holdout_loss.map_or(String::new(), |h| format!(", held out {h:.6}"));
+            bar.set_message(format!("loss {:.6}{holdout}", p.objective));
+            if p.iteration >= p.limit {
+                bar.finish_and_clear();
+            }
+        });
+    }
+    Arc::new(|p: &TuneProgress| {
+        if p.iteration.is_multiple_of(10) {
+            let holdout = p.holdout_loss.map_or(String::new(), |h| format!(", held out {h:.6}"));
+            eprintln!("pgntune: iteration {}/{}: loss {:.6}{holdout}", p.iteration, p.limit, p.objective);
+        }
+    })
+}
+
+/// What to write and print after a tuning run.
+pub struct TunerOutputs<'a> {
+    /// --json.
+    pub json: bool,
+    /// --weights-out.
+    pub weights_out: Option<&'a PathBuf>,
+    /// --trace.
+    pub trace: Option<&'a PathBuf>,
+    /// -q.
+    pub quiet: bool,
+}
+
+/// Tunes `positions` and prints and writes what was asked for.
+pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSettings, outputs: &TunerOutputs, name: &str) -> Result<TuneReport> {
+    let config = args.config(positions.layout(), settings)?;
+    let limit = match config.solver {
+        TuneSolver::Lbfgs => config.max_iters,
+        TuneSolver::Adam { epochs, .. } => epochs,
+    };
+    let report = tune(Arc::new(positions), &config, progress_reporter(outputs.quiet, limit)).context("tuning")?;
+    let weights = report.weights(name);
+    if let Some(path) = outputs.weights_out {
+        weights.save(path)?;
+    }
+    if let Some(path) = outputs.trace {
+        AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
+    }
+    if let (Some(language), Some(path)) = (args.emit, &args.emit_out) {
+        AtomicFile::write_all(path, crate::tables::emit(&weights, language)?.as_bytes())?;
+    }
+    if let Some(dir) = &args.plot {
+        for file in crate::analysis::plots::pst_heatmaps(&weights, dir)? {
+            if !outputs.quiet {
+                eprintln!("pgntune: wrote {}", file.display());
+            }
+        }
+    }
+    if outputs.json {
+        outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
+    } else {
+        out!("{}", report.to_text())?;
+        if outputs.weights_out.is_some() {
+            outln!("\nEvery value: pgntune weights show {}", outputs.weights_out.expect("checked").display())?;
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,124 @@
+//! Reading every format back.
+
+use super::*;
+
+
+#[test]
+fn mat_and_csv_load_and_bad_lines_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mat = dir.path().join("a.mat");
+    std::fs::write(&mat, " 0  0  0  0  0  2\n 1  0  0  0  0  0\n 0  0  0  0  0  2\n").unwrap();
+    let rows = load(&[&mat], false).unwrap();
+    assert_eq!(rows.columns, ["P", "N", "B", "R", "Q"]);
+    assert_eq!(rows.counts, [[0.0, 0.0, 2.0], [1.0, 0.0, 0.0]]);
+    assert_eq!(rows.game_count, None);
+
+    let csv = dir.path().join("a.csv");
+    std::fs::write(&csv, "a,b,result,game,ply,White\n1,0,1,0,2,\"X, Y\"\n1,0,0.5,1,2,Z\n0,1,0,1,4,Z\n").unwrap();
+    let rows = load(&[&csv, &csv], true).unwrap();
+    assert_eq!(rows.columns, ["a", "b"]);
+    assert_eq!(rows.game_count, Some(4), "game ids of the second file are offset");
+    assert_eq!(rows.counts, [[0.0, 2.0, 2.0], [2.0, 0.0, 0.0]]);
+
+    let bad = dir.path().join("bad.mat");
+    std::fs::write(&bad, " 0  0  0  0  0  2\n 0  0  0  0  2\n").unwrap();
+    assert!(load(&[&bad], false).unwrap_err().to_string().contains("line 2: expected 6 numbers"));
+    std::fs::write(&bad, " 0  0  x  0  0  2\n").unwrap();
+    assert!(load(&[&bad], false).unwrap_err().to_string().contains("'x' is not an integer"));
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "a,result\n1,1\nfoo,0\n").unwrap();
+    assert!(load(&[&bad], false).unwrap_err().to_string().contains("line 3: 'foo' in column 'a' is not a number"));
+    std::fs::write(&bad, "a,result\n1,0.7\n").unwrap();
+    assert!(load(&[&bad], false).unwrap_err().to_string().contains("result 0.7 is not 0, 0.5 or 1"));
+    assert!(load(&[&bad, &mat], false).is_err());
+}
+
+/// Extracts a few real games with `layout`, writes them in `format` and
+/// reads them back as positions.
+fn round_trip(layout: &str, format: crate::dataset::Format, name: &str, labels: bool) -> (RowBatch, Positions) {
+    use crate::pgn::{ExtractConfig, InputSource, extract::NoProgress, extract};
+    const PGN: &str = "[Result \"1-0\"]\n\n1. e4 {[%eval 0.3]} e5 {[%eval 0.25]} 2. Nf3 {[%eval 0.4]} Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 \
+8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 Nxe4 18. Bxe7 Qxe7 \
+19. exd6 Qf6 20. Nbd2 Nxd6 21. Nc4 Nxc4 22. Bxc4 Nb6 23. Ne5 Rae8 24. Bxf7+ Rxf7 25. Nxf7 Rxe1+ 26. Qxe1 Kxf7 27. Qe3 Qg5 28. Qxg5 hxg5 1-0\n\n\
+[Result \"1/2-1/2\"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 Nbd7 7. Rc1 c6 8. Bd3 dxc4 9. Bxc4 Nd5 10. Bxe7 Qxe7 1/2-1/2\n";
+    let layout = FeatureLayout::parse(layout).unwrap();
+    let config = ExtractConfig {
+        layout: layout.clone(),
+        fen: format == crate::dataset::Format::Epd,
+        labels,
+        filter: crate::pgn::FilterConfig { emit: crate::pgn::EmitMode::All, ..Default::default() },
+        ..ExtractConfig::default()
+    };
+    let schema = config.schema();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    let mut writer = crate::dataset::create_writer(&path, format, &schema).unwrap();
+    let mut all = RowBatch::new(&schema);
+    let input = InputSource::Memory { name: "t".into(), data: std::sync::Arc::from(PGN.as_bytes()) };
+    extract(&[input], &config, &NoProgress, |b| {
+        all.append(b);
+        writer.write(b)
+    })
+    .unwrap();
+    writer.finish().unwrap();
+    let options = LoadOptions { epd_layout: layout, strict: true };
+    let (positions, report) = load_positions(&[&path], &options).unwrap();
+    assert_eq!(report, LoadReport::default());
+    (all, positions)
+}
+
+#[test]
+fn every_format_reads_back_the_positions_it_was_given() {
+    use crate::dataset::Format;
+    let cases = [
+        ("material", Format::Mat, "a.mat", false),
+        ("material", Format::Csv, "a.csv", true),
+        ("material,pst,bishop_pair,tempo", Format::Csv, "b.csv", true),
+        ("material_tapered,bishop_pair,tempo", Format::Tsv, "c.tsv", true),
+        ("material_tapered,bishop_pair,tempo", Format::Parquet, "d.parquet", true),
+        ("material,pst,bishop_pair,tempo", Format::Parquet, "e.parquet", true),
+        ("material,pst,bishop_pair,tempo", Format::Octave, "f.txt", false),
+        ("material,pst,bishop_pair,tempo", Format::Octave, "f.mat", false),
+        ("material,pst,bishop_pair,tempo", Format::Ijv, "g.ijv", true),
+        ("material,pst,bishop_pair,tempo", Format::Epd, "h.epd", true),
+    ];
+    for (layout, format, name, labels) in cases {
+        let (rows, positions) = round_trip(layout, format, name, labels);
+        assert!(rows.len() > 40, "{name}");
+        assert_eq!(positions.len(), rows.len(), "{name}");
+        for i in 0..rows.len() {
+            let mut want = rows.row_terms(i).to_vec();
+            want.sort();
+            assert_eq!(positions.terms(i), want, "{name} row {i}");
+            if !want.is_empty() && positions.layout().is_tapered() {
+                assert_eq!(positions.phase(i), rows.phases[i], "{name} row {i}");
+            }
+            assert_eq!(positions.score(i) as f64, rows.results[i].score(), "{name} row {i}");
+            if format != Format::Mat && format != Format::Epd {
+                assert_eq!(positions.game(i), rows.games[i], "{name} row {i}");
+            }
+            if labels {
+                let (a, b) = (positions.eval(i), rows.evals[i]);
+                assert!(a == b || (a.is_nan() && b.is_nan()), "{name} row {i}: {a} vs {b}");
+            }
+        }
+        // The positions after plies 2 and 3 carry the comments' labels.
+        if labels {
+            assert!(positions.labelled() >= 2, "{name}");
+        }
+    }
+}
+
+#[test]
+fn foreign_columns_are_not_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("a.csv");
+    std::fs::write(&csv, "a,b,result\n1,0,1\n").unwrap();
+    let options = LoadOptions { epd_layout: FeatureLayout::default(), strict: false };
+    let err = load_positions(&[&csv], &options).unwrap_err().to_string();
+    assert!(err.contains("are not pgntune feature sets"), "{err}");
+    // Wrong values under the right names.
+    std::fs::write(&csv, "P,N,B,R,Q,result\n0.5,0,0,0,0,1\n").unwrap();
+    let err = load_positions(&[&csv], &options).unwrap_err().to_string();
+    assert!(err.contains("line 2") && err.contains("not a whole count"), "{err}");
+}

@@ -1,0 +1,132 @@
+//! What a tuning run reports: a short summary a person can read (never
+//! hundreds of values on one line: `pgntune weights show` draws them as
+//! boards and tables), one JSON object, the weights file and the trace.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::{ColumnStatus, TuneReport};
+use crate::features::{FeatureLayout, FeatureSet};
+use crate::weights::{FORMAT, Weights};
+
+impl TuneReport {
+    /// The tuned weights as a weights file (centipawns, `scale = 1`).
+    pub fn weights(&self, name: &str) -> Weights {
+        let layout = FeatureLayout::parse(&self.features).expect("the report's own layout");
+        Weights {
+            format: FORMAT,
+            name: name.to_string(),
+            features: layout.sets().map(|s| s.name().to_string()).collect(),
+            scale: 1.0,
+            intercept: None,
+            weights: self.columns.iter().cloned().zip(self.weights.iter().copied()).collect(),
+        }
+    }
+
+    /// The summary.
+    pub fn to_text(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(t, "Tuned {} columns of '{}' on {} positions from {} games ({} MB in memory)", self.columns.len(), self.features, self.train_positions, self.train_games, self.memory_bytes / 1_000_000);
+        if self.labelled_positions > 0 {
+            let _ = writeln!(t, "  {} positions carry evaluation labels", self.labelled_positions);
+        }
+        let k = if self.k_fitted { format!("K = {:.4} (fitted on the starting weights)", self.k) } else { format!("K = {:.4}", self.k) };
+        let _ = writeln!(t, "Model: P(white scores) = 1 / (1 + 10^(-K·eval/400)), {k}; loss {}", if self.loss == "ce" { "cross-entropy" } else { "squared error" });
+        let _ = writeln!(t, "Solver: {} , {} iterations in {:.1} s; stopped: {}", self.solver, self.iterations, self.seconds, self.stopped.describe());
+        let _ = writeln!(t, "Loss: training {:.6} -> {:.6} ({:+.2}%)", self.start_loss, self.train_loss, 100.0 * (self.train_loss / self.start_loss - 1.0));
+        if let (Some(a), Some(b)) = (self.start_holdout_loss, self.holdout_loss) {
+            let _ = writeln!(t, "      held out {a:.6} -> {b:.6} ({:+.2}%) on {} positions of held-out games", 100.0 * (b / a - 1.0), self.holdout_positions);
+        }
+        let count = |s: ColumnStatus| self.status.iter().filter(|&&x| x == s).count();
+        let _ = writeln!(t, "Columns: {} tuned, {} frozen, {} never seen (left at the prior)", count(ColumnStatus::Tuned), count(ColumnStatus::Frozen), count(ColumnStatus::Unseen));
+        if !self.held.is_empty() {
+            let _ = writeln!(t, "Levels held (not identified beside material): {}", summarise(&self.held, 6));
+        }
+        if !self.not_identified.is_empty() {
+            let _ = writeln!(t, "No standard error (collinear with other columns): {}", summarise(&self.not_identified, 8));
+        }
+        if let Some(note) = &self.stderr_note {
+            let _ = writeln!(t, "Note: {note}");
+        }
+        let _ = writeln!(t, "\nPer feature set (centipawns; change = mean |tuned − start| over tuned columns):");
+        let _ = writeln!(t, "  {:<18} {:>7} {:>7} {:>9} {:>9}", "set", "columns", "tuned", "change", "median SE");
+        let layout = FeatureLayout::parse(&self.features).expect("own layout");
+        let mut offset = 0;
+        for set in layout.sets() {
+            let range = offset..offset + set.len();
+            offset += set.len();
+            let tuned: Vec<usize> = range.clone().filter(|&j| self.status[j] == ColumnStatus::Tuned).collect();
+            let change = if tuned.is_empty() { 0.0 } else { tuned.iter().map(|&j| (self.weights[j] - self.start[j]).abs()).sum::<f64>() / tuned.len() as f64 };
+            let mut ses: Vec<f64> = tuned.iter().filter_map(|&j| self.stderr[j]).collect();
+            ses.sort_by(f64::total_cmp);
+            let se = ses.get(ses.len() / 2).map_or("n/a".to_string(), |s| format!("{s:.1}"));
+            let _ = writeln!(t, "  {:<18} {:>7} {:>7} {:>9.1} {:>9}", set.name(), set.len(), tuned.len(), change, se);
+        }
+        // The piece values, with intervals: the numbers people look for first.
+        let pieces: Vec<usize> = (0..self.columns.len())
+            .filter(|&j| matches!(layout.set_of_column(j), Some(FeatureSet::Material | FeatureSet::MaterialTapered)))
+            .collect();
+        if !pieces.is_empty() {
+            let _ = writeln!(t, "\nPiece values (centipawns, 95% interval):");
+            for j in pieces {
+                let interval = self.stderr[j].map_or("n/a".to_string(), |se| format!("[{:.1}, {:.1}]", self.weights[j] - 1.96 * se, self.weights[j] + 1.96 * se));
+                let _ = writeln!(t, "  {:<6} {:>8.1}  {interval}", self.columns[j], self.weights[j]);
+            }
+        }
+        t
+    }
+
+    /// One JSON object with every number of the report.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "features": self.features,
+            "k": self.k,
+            "k_fitted": self.k_fitted,
+            "loss": self.loss,
+            "solver": self.solver,
+            "iterations": self.iterations,
+            "stopped": self.stopped,
+            "seconds": self.seconds,
+            "train_positions": self.train_positions,
+            "holdout_positions": self.holdout_positions,
+            "train_games": self.train_games,
+            "labelled_positions": self.labelled_positions,
+            "start_loss": self.start_loss,
+            "train_loss": self.train_loss,
+            "start_holdout_loss": self.start_holdout_loss,
+            "holdout_loss": self.holdout_loss,
+            "dispersion": self.dispersion,
+            "held": self.held,
+            "not_identified": self.not_identified,
+            "memory_bytes": self.memory_bytes,
+            "columns": self.columns.iter().enumerate().map(|(j, c)| json!({
+                "name": c,
+                "value": self.weights[j],
+                "start": self.start[j],
+                "prior": self.prior[j],
+                "stderr": self.stderr[j],
+                "status": self.status[j],
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The trace as CSV: iteration, training loss, held-out loss.
+    pub fn trace_csv(&self) -> String {
+        let mut out = String::from("iteration,train_loss,holdout_loss\n");
+        for row in &self.trace {
+            let holdout = row.holdout_loss.map_or(String::new(), |h| format!("{h:.12}"));
+            let _ = writeln!(out, "{},{:.12},{holdout}", row.iteration, row.train_loss);
+        }
+        out
+    }
+}
+
+/// The first `n` names and how many more.
+fn summarise(names: &[String], n: usize) -> String {
+    let mut s = names.iter().take(n).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > n {
+        let _ = write!(s, " and {} more", names.len() - n);
+    }
+    s
+}

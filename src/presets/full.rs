@@ -1,0 +1,41 @@
+//! The `full` preset: hand-set starting values for every term of the whole
+//! evaluation, as (middlegame, endgame) centipawns per term.
+//!
+//! Written from ordinary chess knowledge, not tuned and not taken from any
+//! engine: a tuning run starts here, and `verify` measures tuned weights
+//! against it.
+
+use crate::features::{FeatureLayout, FeatureSet, Pst};
+use crate::weights::{FORMAT, Weights};
+
+/// The (middlegame, endgame) starting values of `set`'s terms, in term order.
+pub fn starting_values(set: FeatureSet) -> Vec<(f64, f64)> {
+    match set {
+        // Untapered: the same value in both phases (the classical scale).
+        FeatureSet::Material => [100.0, 300.0, 300.0, 500.0, 900.0].iter().map(|&v| (v, v)).collect(),
+        // Pawns and minor pieces gain in the endgame, where a passed pawn
+        // can run and a piece more decides; the rook gains on open boards.
+        FeatureSet::MaterialTapered => vec![(90.0, 110.0), (310.0, 290.0), (320.0, 310.0), (470.0, 530.0), (920.0, 950.0)],
+        FeatureSet::Pst => {
+            let pst = crate::engine::pst_preset();
+            let terms = Pst::terms();
+            terms.iter().map(|t| (pst.centipawns(&format!("mg_{t}")), pst.centipawns(&format!("eg_{t}")))).collect()
+        }
+        // Two bishops cover both colours; worth more as the board opens.
+        FeatureSet::BishopPair => vec![(30.0, 50.0)],
+        // Moving first is worth a little, more with pieces on the board.
+        FeatureSet::Tempo => vec![(15.0, 5.0)],
+    }
+}
+
+/// The `full` preset as a weights file.
+pub fn full() -> Weights {
+    let layout = FeatureLayout::full();
+    let mut weights = std::collections::BTreeMap::new();
+    for set in layout.sets() {
+        let pairs = starting_values(set);
+        let values = pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1));
+        weights.extend(set.columns().into_iter().zip(values));
+    }
+    Weights { format: FORMAT, name: super::FULL.to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, weights }
+}
