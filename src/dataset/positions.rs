@@ -270,15 +270,14 @@ mod tests {
     #[test]
     fn large_counts_are_split_and_add_up() {
         let mut p = Positions::new(FeatureLayout::default()).unwrap();
-        let terms = [TermValue { term: 0, value: 8 }, TermValue { term: 4, value: -9 }, TermValue { term: 2, value: 3 }];
+        // Sorted by term, as extraction hands them over.
+        let terms = [TermValue { term: 0, value: 8 }, TermValue { term: 2, value: 3 }, TermValue { term: 4, value: -9 }];
         p.push(&terms, 0, 1.0, f32::NAN, 7);
         assert_eq!(p.entries(0).len(), 5);
         let mut x = vec![0.0; 5];
         p.dense_row(0, &mut x);
         assert_eq!(x, [8.0, 0.0, 3.0, 0.0, -9.0]);
-        let mut sorted = terms.to_vec();
-        sorted.sort();
-        assert_eq!(p.terms(0), sorted);
+        assert_eq!(p.terms(0), terms);
         assert_eq!((p.score(0), p.game(0), p.result(0)), (1.0, 7, GameResult::WhiteWins));
     }
 

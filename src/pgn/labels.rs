@@ -29,8 +29,8 @@ fn parse_value(text: &str) -> Option<f32> {
         mate.parse::<u32>().ok()?;
         return Some(if negative { -MATE_LABEL } else { MATE_LABEL });
     }
-    let pawns: f32 = rest.parse().ok().filter(|v: &f32| v.is_finite())?;
-    let cp = (pawns * 100.0).clamp(-MATE_LABEL, MATE_LABEL);
+    let pawns: f64 = rest.parse().ok().filter(|v: &f64| v.is_finite())?;
+    let cp = (pawns * 100.0).clamp(-f64::from(MATE_LABEL), f64::from(MATE_LABEL)) as f32;
     Some(if negative { -cp } else { cp })
 }
 
