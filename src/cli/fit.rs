@@ -1,13 +1,14 @@
 //! `pgntune fit` and `pgntune tune`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::extract::{ReadArgs, check_inputs, report};
+use super::extract::{ReadArgs, check_inputs, no_game_found, report};
 use super::progress::ReadProgress;
-use crate::atomic::AtomicFile;
+use super::values::{at_least, at_least_usize, check_threads, non_negative, open_fraction, positive};
+use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
 use crate::dataset::load::load;
 use crate::features::FeatureLayout;
 use crate::fit::{DrawMode, FitConfig, FitReport, Loss, RowMerger, SolverKind, fit};
@@ -28,7 +29,7 @@ pub struct FitArgs {
     pub loss: Loss,
 
     /// L2 penalty λ·Σθ² added to the mean loss (the article's value by default; never on the intercept).
-    #[arg(long, default_value_t = 1e-6, value_name = "λ")]
+    #[arg(long, default_value_t = 1e-6, value_name = "λ", allow_negative_numbers = true, value_parser = non_negative)]
     pub lambda: f64,
 
     /// Fit an intercept (white's first-move edge). Without it, equal material means an even game.
@@ -40,27 +41,27 @@ pub struct FitArgs {
     pub solver: SolverKind,
 
     /// Gradient-norm tolerance for convergence.
-    #[arg(long, default_value_t = 1e-9)]
+    #[arg(long, default_value_t = 1e-9, allow_negative_numbers = true, value_parser = positive)]
     pub tol: f64,
 
     /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000, newton 100, gd 10000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub iters: Option<u64>,
 
     /// Step size of gd.
-    #[arg(long, default_value_t = 1.0, value_name = "α")]
+    #[arg(long, default_value_t = 1.0, value_name = "α", allow_negative_numbers = true, value_parser = positive)]
     pub alpha: f64,
 
     /// Bootstrap: refit on N resamples of whole games and report 95% percentile intervals.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(2))]
     pub bootstrap: Option<usize>,
 
     /// Hold out this fraction of games, fit on the rest, and report held-out log-loss and accuracy.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = open_fraction)]
     pub holdout: Option<f64>,
 
     /// Seed for --bootstrap and --holdout.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = at_least(0))]
     pub seed: u64,
 
     /// Print one JSON object instead of the table.
@@ -76,25 +77,19 @@ pub struct FitArgs {
     pub trace: Option<PathBuf>,
 
     /// With gd, print the trajectory every N iterations, as pgnlearn did [default: a tenth of the steps].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub print_every: Option<u64>,
+
+    /// Replace existing --weights-out and --trace files that pgntune did not write (and, reading PGN, allow -j far above the core count).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl FitArgs {
     /// The fit configuration these arguments describe.
+    /// The fit configuration these arguments describe (their ranges are
+    /// checked as they are parsed).
     pub fn fit_config(&self) -> Result<FitConfig> {
-        if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
-            bail!("--lambda must be a non-negative number");
-        }
-        // Written so that NaN is rejected too.
-        if self.tol.is_nan() || self.tol <= 0.0 {
-            bail!("--tol must be positive");
-        }
-        if let Some(f) = self.holdout
-            && !(f > 0.0 && f < 1.0)
-        {
-            bail!("--holdout must be a fraction between 0 and 1");
-        }
         Ok(FitConfig {
             draws: self.draws,
             loss: self.loss,
@@ -109,6 +104,18 @@ impl FitArgs {
             bootstrap: self.bootstrap.map(|n| (n, self.seed)),
             holdout: self.holdout.map(|f| (f, self.seed)),
         })
+    }
+
+    /// Checks the output files (none may be an input or the other output)
+    /// and adds them to `plan`.
+    pub fn plan_outputs(&self, plan: &mut OutputPlan) -> Result<()> {
+        if let Some(path) = &self.weights_out {
+            plan.output(path, OutputKind::Weights)?;
+        }
+        if let Some(path) = &self.trace {
+            plan.output(path, OutputKind::Trace)?;
+        }
+        Ok(())
     }
 
     fn needs_games(&self) -> bool {
@@ -153,15 +160,22 @@ pub struct FitCommand {
 
     #[command(flatten)]
     pub fit: FitArgs,
+
+    /// Quiet: accepted as by every command (fit shows no progress; warnings and errors are still shown).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     let config = args.fit.fit_config()?;
+    let mut plan = OutputPlan::new(args.fit.force);
     for path in &args.datasets {
         if path.is_dir() {
             bail!("{}: is a directory, not a dataset", path.display());
         }
+        plan.input(path);
     }
+    args.fit.plan_outputs(&mut plan)?;
     let rows = load(&args.datasets, args.fit.needs_games())?;
     let report = fit(&rows, &config)?;
     let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -208,6 +222,12 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&sources)?;
+    check_threads("--threads", args.read.threads, args.fit.force)?;
+    let mut plan = OutputPlan::new(args.fit.force);
+    for input in &inputs {
+        plan.input(Path::new(input));
+    }
+    args.fit.plan_outputs(&mut plan)?;
     let mut merger = RowMerger::new(extract_config.layout.columns(), args.fit.needs_games());
     let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
     let progress = ReadProgress::new(total, args.read.quiet);
@@ -217,9 +237,8 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     });
     progress.finish();
     let stats = stats?;
-    if !args.read.quiet {
-        report(&stats);
-    }
+    report(&stats, args.read.quiet);
+    no_game_found(&stats, &inputs)?;
     let mut rows = merger.finish();
     // Games without quiet positions still count as games read and used.
     rows.game_count = Some(stats.games_used);

@@ -29,6 +29,7 @@ mod fit;
 mod play;
 mod stats;
 pub mod progress;
+mod values;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -78,6 +79,10 @@ enum Command {
 /// Runs the parsed command line and maps the outcome to an exit code:
 /// 0 on success, 2 on any error (bad input, unreadable or unwritable files).
 pub fn run(cli: Cli) -> ExitCode {
+    // An interrupted run leaves no temporary file behind (exit 130 or 143).
+    if let Err(e) = crate::atomic::remove_on_signals() {
+        let _ = writeln!(io::stderr(), "pgntune: warning: cannot catch SIGINT/SIGTERM ({e}): an interrupted run may leave temporary files");
+    }
     let outcome = match cli.command {
         Command::Extract(args) => extract::run(args),
         Command::Fit(args) => fit::run_fit(args),

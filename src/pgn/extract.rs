@@ -119,6 +119,9 @@ impl std::fmt::Display for Problem {
 pub struct ExtractStats {
     /// Games found in the inputs.
     pub games_read: u64,
+    /// Of them, games with at least one tag pair: bytes that are not PGN
+    /// at all can still parse as a game of stray tokens, never with tags.
+    pub games_with_tags: u64,
     /// Games that contributed positions (including games cut at a bad move).
     pub games_used: u64,
     /// Skipped: `[Result]` is `*`, missing or malformed.
@@ -148,6 +151,13 @@ pub struct ExtractStats {
 }
 
 impl ExtractStats {
+    /// True when the inputs had content but not one PGN game: neither a
+    /// game with tags nor one that gave positions (binary or foreign files).
+    /// Empty inputs are an empty collection, not an error.
+    pub fn found_no_game(&self) -> bool {
+        self.text_bytes > 0 && self.games_with_tags == 0 && self.games_used == 0
+    }
+
     /// Games skipped for any reason.
     pub fn games_skipped(&self) -> u64 {
         self.skipped_unknown_result + self.skipped_variant + self.skipped_bad_fen + self.skipped_bad_moves + self.skipped_unreadable
@@ -155,6 +165,7 @@ impl ExtractStats {
 
     fn merge(&mut self, other: &ExtractStats) {
         self.games_read += other.games_read;
+        self.games_with_tags += other.games_with_tags;
         self.games_used += other.games_used;
         self.skipped_unknown_result += other.skipped_unknown_result;
         self.skipped_variant += other.skipped_variant;
@@ -492,6 +503,7 @@ fn note_problem(stats: &mut ExtractStats, file: &str, game: &GameRecord, ply: Op
 
 fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mut RowBatch, stats: &mut ExtractStats) {
     stats.games_read += 1;
+    stats.games_with_tags += u64::from(game.has_tags);
     if let Some(message) = &game.parse_error {
         stats.skipped_unreadable += 1;
         note_problem(stats, file, game, None, format!("unreadable PGN: {message}"));
