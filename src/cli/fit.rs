@@ -122,18 +122,32 @@ impl FitArgs {
         self.bootstrap.is_some() || self.holdout.is_some()
     }
 
-    /// Prints the report and writes the requested files.
-    fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
+    /// The feature sets of a dataset's `columns`, for the weights file
+    /// (which `--weights-out` needs: the engine reads sets, not columns).
+    pub fn feature_sets(&self, columns: &[String]) -> Result<Vec<String>> {
+        Ok(match FeatureLayout::from_columns(columns) {
+            Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
+            None if self.weights_out.is_some() => {
+                bail!("--weights-out: the columns {} are not pgntune feature sets, so the engine could not use the weights", columns.join(" "))
+            }
+            None => Vec::new(),
+        })
+    }
+
+    /// Writes the requested files (`--weights-out`, `--trace`).
+    pub fn write_files(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
         if let Some(path) = &self.weights_out {
             report.weights(features, name).save(path)?;
         }
         if let Some(path) = &self.trace {
             AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
         }
-        if self.json {
-            outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
-            return Ok(());
-        }
+        Ok(())
+    }
+
+    /// The report as text: gd's trajectory (every `--print-every`), the
+    /// table, and the values on one line.
+    pub fn text(&self, report: &FitReport) -> String {
         let mut text = String::new();
         if self.solver == SolverKind::Gd {
             let every = self.print_every.unwrap_or_else(|| (report.iterations / 10).max(1));
@@ -146,7 +160,17 @@ impl FitArgs {
                 report.columns.iter().zip(values).map(|(c, v)| format!("{c} {}", crate::fit::report::format_g6(*v))).collect();
             text.push_str(&format!("\nvalues: {}\n", values.join("  ")));
         }
-        out!("{text}")?;
+        text
+    }
+
+    /// Writes the requested files and prints the report.
+    fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
+        self.write_files(report, features, name)?;
+        if self.json {
+            outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
+        } else {
+            out!("{}", self.text(report))?;
+        }
         Ok(())
     }
 }
@@ -177,15 +201,9 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     }
     args.fit.plan_outputs(&mut plan)?;
     let rows = load(&args.datasets, args.fit.needs_games())?;
+    let features = args.fit.feature_sets(&rows.columns)?;
     let report = fit(&rows, &config)?;
     let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let features = match FeatureLayout::from_columns(&rows.columns) {
-        Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
-        None if args.fit.weights_out.is_some() => {
-            bail!("--weights-out: the columns {} are not pgntune feature sets, so the engine could not use the weights", rows.columns.join(" "))
-        }
-        None => Vec::new(),
-    };
     args.fit.finish(&report, &features, &name)
 }
 
