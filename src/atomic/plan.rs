@@ -58,12 +58,12 @@ pub enum PlanError {
         other: String,
     },
     /// The output exists and is not an earlier output of its kind.
-    #[error("{path}: exists and is not {kind} written by pgntune; pass --force to replace it")]
+    #[error("{path}: {why}")]
     Foreign {
         /// The output.
         path: String,
-        /// What the command would write there.
-        kind: &'static str,
+        /// Why it may not be replaced, and what to do.
+        why: String,
     },
     /// The output is a folder.
     #[error("{path}: is a directory")]
@@ -229,7 +229,12 @@ impl OutputPlan {
         if destination == Destination::File && !self.force {
             let len = std::fs::metadata(&resolved).map(|m| m.len()).unwrap_or(0);
             if len > 0 && !kind.recognises(&resolved) {
-                return Err(PlanError::Foreign { path: shown, kind: kind.describe() });
+                let why = if kind == OutputKind::MatchGames {
+                    "exists, and a new match writes its games afresh; pass --force to replace it, or choose another file".to_string()
+                } else {
+                    format!("exists and is not {} written by pgntune; pass --force to replace it", kind.describe())
+                };
+                return Err(PlanError::Foreign { path: shown, why });
             }
         }
         Ok(destination)

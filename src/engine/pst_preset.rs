@@ -196,7 +196,8 @@ pub fn pst_value(phase_block: usize, role: Role, square: Square) -> i32 {
 }
 
 /// The built-in PST preset as a weights file: `features = ["pst"]`,
-/// `scale = 1/24`, one weight per non-zero column in centipawns, so that the
+/// `scale = 1/24`, one weight per non-zero column in centipawns (the others
+/// take `default = 0`), so that the
 /// evaluation is `Σ (mg · phase + eg · (24 - phase)) / 24` centipawns.
 pub fn pst_preset() -> Weights {
     let mut weights = BTreeMap::new();
@@ -217,6 +218,7 @@ pub fn pst_preset() -> Weights {
         features: vec![FeatureSet::Pst.name().to_string()],
         scale: 1.0 / f64::from(crate::features::pst::MAX_PHASE),
         intercept: None,
+        default: Some(0.0),
         weights,
     }
 }

@@ -275,6 +275,7 @@ impl FitReport {
             features: features.to_vec(),
             scale,
             intercept: self.intercept.map(|(b, _)| b),
+            default: None,
             weights: self.columns.iter().cloned().zip(self.theta.iter().copied()).collect(),
         }
     }
