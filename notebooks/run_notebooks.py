@@ -173,9 +173,10 @@ def main() -> int:
     ap.add_argument("--out", type=Path,
                     help="keep the exports, executed notebooks and figures here (default: a temporary directory)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds allowed per cell (default: 300)")
+    # The same rule as tests/all/common.rs: set to anything but "" or "0" means required.
     ap.add_argument("--require-data", action="store_true",
                     default=os.environ.get("PGNTUNE_REQUIRE_DATA", "") not in ("", "0"),
-                    help="fail instead of skipping when the data is absent (also PGNTUNE_REQUIRE_DATA=1)")
+                    help="fail instead of skipping when the data is absent (also PGNTUNE_REQUIRE_DATA set to anything but empty or 0)")
     ap.add_argument("--strip", action="store_true",
                     help="remove outputs and execution counts from the stored notebooks, then exit")
     ap.add_argument("notebook", nargs="*", help="run only these notebooks (names or paths)")

@@ -7,9 +7,11 @@
 //! `result` (0, 0.5 or 1); a `game` column, when present, groups rows by
 //! game for resampling. In `.mat` files the last number is the result code
 //! (0 black won, 1 draw, 2 white won); five features are named P N B R Q.
+//! Octave's text format (`extract --format octave`) is told apart from a
+//! `.mat` matrix by its content, whatever the file is called.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use polars::prelude::*;
@@ -35,17 +37,75 @@ pub fn load(paths: &[impl AsRef<Path>], track_games: bool) -> Result<MergedRows,
         let path = path.as_ref();
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
         match ext.as_str() {
+            _ if is_octave_text(path) => loader.read_octave(path)?,
             "mat" => loader.read_mat(path)?,
             "csv" => loader.read_delimited(path, b',')?,
             "tsv" | "tab" => loader.read_delimited(path, b'\t')?,
             "parquet" | "pq" => loader.read_parquet(path)?,
             _ => {
-                return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv or .parquet)"));
+                return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv, .parquet, or Octave text from extract --format octave)"));
             }
         }
         loader.game_offset = loader.next_offset;
     }
     Ok(loader.merger.map(RowMerger::finish).unwrap_or_default())
+}
+
+/// Octave's text format begins with a comment line (`# Created by ...`)
+/// or a variable header (`# name: X`); pgnlearn's matrix with numbers.
+fn is_octave_text(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    let mut first = String::new();
+    let _ = BufReader::new(file).take(4096).read_line(&mut first);
+    first.starts_with("# Created by") || first.starts_with("# name:")
+}
+
+/// One variable of an Octave text file, as far as the reader needs it.
+enum OctaveItem<'a> {
+    /// A row of the numeric matrix `name`.
+    Row(&'a str, &'a [f64]),
+    /// An element of the string array `name`.
+    Text(&'a str, &'a str),
+}
+
+/// Walks the variables of an Octave text file, calling `visit` for every
+/// matrix row and string element.
+fn octave_items(path: &Path, mut visit: impl FnMut(OctaveItem<'_>) -> Result<(), DatasetError>) -> Result<(), DatasetError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut lines = BufReader::new(file).lines().enumerate();
+    let mut name = String::new();
+    let mut numbers = Vec::new();
+    while let Some((n, line)) = lines.next() {
+        let line = line.map_err(io_error(path))?;
+        let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
+        let header = |key: &str| line.strip_prefix("# ").and_then(|l| l.strip_prefix(key)).map(|v| v.trim().to_string());
+        if let Some(v) = header("name:") {
+            name = v;
+        } else if let Some(rows) = header("rows:") {
+            let rows: u64 = rows.parse().map_err(|_| at(format!("'{rows}' is not a row count")))?;
+            let Some((_, Ok(columns))) = lines.next() else { return Err(at("a matrix without its column count".into())) };
+            let columns: usize = columns.strip_prefix("# columns:").and_then(|c| c.trim().parse().ok()).ok_or_else(|| at("a matrix without its column count".into()))?;
+            for _ in 0..rows {
+                let Some((m, row)) = lines.next() else { return Err(at(format!("matrix '{name}' ends before its {rows} rows"))) };
+                let row = row.map_err(io_error(path))?;
+                numbers.clear();
+                for t in row.split_whitespace() {
+                    numbers.push(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("line {}: '{t}' is not a number", m + 1)))?);
+                }
+                if numbers.len() != columns {
+                    return Err(invalid(path, format!("line {}: {} numbers in a matrix of {columns} columns", m + 1, numbers.len())));
+                }
+                visit(OctaveItem::Row(&name, &numbers))?;
+            }
+        } else if let Some(elements) = header("elements:") {
+            let elements: u64 = elements.parse().map_err(|_| at(format!("'{elements}' is not an element count")))?;
+            for _ in 0..elements {
+                let (Some(_), Some((_, Ok(text)))) = (lines.next(), lines.next()) else { return Err(at(format!("string array '{name}' ends early"))) };
+                visit(OctaveItem::Text(&name, text.trim_end()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> DatasetError {
@@ -113,6 +173,45 @@ impl Loader {
             }
             let merger = self.merger.as_mut().expect("set above");
             merger.add(&self.x, result, None);
+        }
+        Ok(())
+    }
+
+    /// Octave text as `extract --format octave` writes it: `X` (features),
+    /// `y` (white's score), `game`, and the column names `features`. Read
+    /// twice, so that only `y` and `game` are held in memory.
+    fn read_octave(&mut self, path: &Path) -> Result<(), DatasetError> {
+        let (mut scores, mut games, mut columns) = (Vec::new(), Vec::new(), Vec::new());
+        octave_items(path, |item| {
+            match item {
+                OctaveItem::Row("y", v) => scores.push(v[0]),
+                OctaveItem::Row("game", v) => games.push(v[0]),
+                OctaveItem::Text("features", name) => columns.push(name.to_string()),
+                _ => {}
+            }
+            Ok(())
+        })?;
+        if columns.is_empty() {
+            return Err(invalid(path, "Octave text without the 'features' names (not written by pgntune extract --format octave)"));
+        }
+        let width = columns.len();
+        self.merger_for(path, columns)?;
+        let mut row = 0usize;
+        octave_items(path, |item| {
+            let OctaveItem::Row("X", x) = item else { return Ok(()) };
+            let at = |msg: String| invalid(path, format!("row {} of X: {msg}", row + 1));
+            if x.len() != width {
+                return Err(at(format!("{} columns, but {width} feature names", x.len())));
+            }
+            let score = *scores.get(row).ok_or_else(|| at("no result in y".into()))?;
+            let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
+            let game = self.game_id(games.get(row).copied());
+            self.merger.as_mut().expect("set above").add(x, result, game);
+            row += 1;
+            Ok(())
+        })?;
+        if row != scores.len() {
+            return Err(invalid(path, format!("{row} rows in X but {} results in y", scores.len())));
         }
         Ok(())
     }
@@ -229,5 +328,24 @@ mod tests {
         std::fs::write(&bad, "a,result\n1,0.7\n").unwrap();
         assert!(load(&[&bad], false).unwrap_err().to_string().contains("result 0.7 is not 0, 0.5 or 1"));
         assert!(load(&[&bad, &mat], false).is_err());
+    }
+
+    #[test]
+    fn octave_text_is_read_whatever_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "# Created by pgntune 0.1.0\n# name: X\n# type: matrix\n# rows: 3\n# columns: 2\n 1 0\n 1 0\n 0 1\n\n\n\
+# name: y\n# type: matrix\n# rows: 3\n# columns: 1\n 1\n 0.5\n 0\n\n\n# name: game\n# type: matrix\n# rows: 3\n# columns: 1\n 0\n 1\n 1\n\n\n\
+# name: ply\n# type: matrix\n# rows: 3\n# columns: 1\n 2\n 4\n 6\n\n\n# name: features\n# type: string\n# elements: 2\n# length: 1\nP\n# length: 1\nN\n\n\n";
+        for name in ["rows.mat", "rows.txt"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let rows = load(&[&path], true).unwrap();
+            assert_eq!(rows.columns, ["P", "N"], "{name}");
+            assert_eq!(rows.counts, [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], "{name}");
+            assert_eq!(rows.game_count, Some(2), "{name}");
+        }
+        let path = dir.path().join("cut.mat");
+        std::fs::write(&path, text.lines().take(7).collect::<Vec<_>>().join("\n")).unwrap();
+        assert!(load(&[&path], false).unwrap_err().to_string().contains("ends before its 3 rows"));
     }
 }
