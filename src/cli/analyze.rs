@@ -122,8 +122,8 @@ fn read_groups(
         });
         progress.finish();
         let stats = stats?;
-        report(&stats, true);
         no_game_found(&stats, std::slice::from_ref(input))?;
+        report(&stats, true);
         if !quiet {
             eprintln!("{input}: {}", stats.summary_line());
         }

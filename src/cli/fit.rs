@@ -255,8 +255,8 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     });
     progress.finish();
     let stats = stats?;
-    report(&stats, args.read.quiet);
     no_game_found(&stats, &inputs)?;
+    report(&stats, args.read.quiet);
     let mut rows = merger.finish();
     // Games without quiet positions still count as games read and used.
     rows.game_count = Some(stats.games_used);

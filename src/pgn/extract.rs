@@ -412,11 +412,17 @@ where
         let mut reader = pgn_reader::Reader::build(stream.reader).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
         let mut visitor = RecordVisitor::new(input_no, &config.tags);
         let mut joiner = Joiner::default();
+        let (text_before, games_before) = (counters.text.load(Ordering::Relaxed), index);
         let mut more = true;
         while more {
             match reader.read_game(&mut visitor) {
                 Ok(None) => {
                     joiner.finish(&mut complete);
+                    // An input with text but not a single game is not PGN
+                    // (a binary file, say): an unreadable "game" says so.
+                    if complete.is_empty() && index == games_before && counters.text.load(Ordering::Relaxed) > text_before {
+                        complete.push(GameRecord { input: input_no, number: 1, parse_error: Some("no PGN game in this input".into()), ..GameRecord::default() });
+                    }
                     more = false;
                 }
                 Ok(Some(records)) => records.into_iter().for_each(|r| joiner.push(r, &mut complete)),
@@ -526,6 +532,10 @@ fn process_game(game: &GameRecord, config: &ExtractConfig, file: &str, rows: &mu
         None if config.unknown_result == UnknownResult::Draw => GameResult::Draw,
         None => {
             stats.skipped_unknown_result += 1;
+            // Bytes that are no PGN at all look like this: say where they are.
+            if !game.has_tags {
+                note_problem(stats, file, game, None, "no tags and no result: not a PGN game; skipped".into());
+            }
             return;
         }
     };

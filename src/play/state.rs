@@ -236,6 +236,9 @@ impl MatchState {
         if self.stopped.is_some() && self.committed != self.cutoff {
             return Err(format!("marked finished after {} of {} games", self.committed, self.cutoff));
         }
+        if self.config.pgn_out.is_none() && (self.pgn_bytes > 0 || self.pgn_hash != FNV_START) {
+            return Err(format!("{} bytes of games recorded, but no PGN file", self.pgn_bytes));
+        }
         if self.open_pair.is_some() != (self.committed % 2 == 1) {
             return Err(format!("an open game pair does not fit {} committed games", self.committed));
         }

@@ -18,7 +18,12 @@ pub fn shared_dir() -> PathBuf {
 /// required: set to anything but empty or `0` (as notebooks/run_notebooks.py
 /// reads it too). CI sets `PGNTUNE_REQUIRE_DATA=1` and `PGNTUNE_REQUIRE_TOOLS=1`.
 pub fn required(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+    required_value(std::env::var(name).ok().as_deref())
+}
+
+/// The rule of [`required`] for a value (`None`: the variable is not set).
+pub fn required_value(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The sample bundled in the repository (`data/selfplay.pgn.zst`, 2000
