@@ -301,9 +301,12 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
     args.fit.plan_outputs(&mut plan)?;
     if let Some(dir) = &args.plot {
         plan.folder(dir)?;
-        for figure in FIGURES {
-            for ext in ["png", "svg"] {
-                plan.output(&dir.join(format!("{figure}.{ext}")), OutputKind::Figure)?;
+        // A folder still to be made holds nothing to replace.
+        if dir.is_dir() {
+            for figure in FIGURES {
+                for ext in ["png", "svg"] {
+                    plan.output(&dir.join(format!("{figure}.{ext}")), OutputKind::Figure)?;
+                }
             }
         }
     }
@@ -371,7 +374,6 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
         };
         grouped = Some((fits, title));
     }
-    args.fit.write_files(&report, &features, &name)?;
     if args.fit.json {
         outln!("{}", serde_json::to_string_pretty(&to_json(&curve, &report, grouped.as_ref(), args.compare)?)?)?;
     } else {
@@ -384,6 +386,7 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
             print_groups(fits, args.compare)?;
         }
     }
+    args.fit.write_files(&report, &features, &name)?;
     if let Some(dir) = &args.plot {
         // Without groups, the comparison chart shows how the values depend
         // on the way draws are modelled.

@@ -134,10 +134,16 @@ impl FitArgs {
         })
     }
 
-    /// Writes the requested files (`--weights-out`, `--trace`).
+    /// Writes the requested files (`--weights-out`, `--trace`); none when
+    /// the weights are not ones the engine could play (a fit on too few
+    /// games can give a piece a negative value).
     pub fn write_files(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
-        if let Some(path) = &self.weights_out {
-            report.weights(features, name).save(path)?;
+        let weights = self.weights_out.as_ref().map(|_| report.weights(features, name));
+        if let Some(Err(e)) = weights.as_ref().map(|w| w.validate()) {
+            bail!("--weights-out: the fitted weights cannot be played, so nothing was written: {e}");
+        }
+        if let (Some(path), Some(weights)) = (&self.weights_out, &weights) {
+            weights.save(path)?;
         }
         if let Some(path) = &self.trace {
             AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
@@ -163,15 +169,14 @@ impl FitArgs {
         text
     }
 
-    /// Writes the requested files and prints the report.
+    /// Prints the report and writes the requested files.
     fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
-        self.write_files(report, features, name)?;
         if self.json {
             outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
         } else {
             out!("{}", self.text(report))?;
         }
-        Ok(())
+        self.write_files(report, features, name)
     }
 }
 
