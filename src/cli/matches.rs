@@ -219,6 +219,29 @@ fn run_and_report(state: MatchState, run: &RunArgs, files: &RunFiles, fresh: boo
     Ok(state)
 }
 
+/// The configuration every kind of run builds from its options: limits
+/// (with a default node count, if the command has one), rules, openings.
+fn new_config(event: &str, engines: Vec<EngineSpec>, pairs: u64, (limits, default_nodes): (&LimitArgs, Option<u64>), rules: &RuleArgs, openings: &OpeningArgs) -> Result<MatchConfig> {
+    let (move_limits, time_control) = limits.limits(default_nodes)?;
+    Ok(MatchConfig {
+        event: event.into(),
+        date: today(),
+        engines,
+        pairs,
+        limits: move_limits,
+        openings: openings.plan()?,
+        seed: openings.seed,
+        adjudication: rules.adjudication(),
+        draw_rules: rules.draw_rules,
+        time_margin_ms: limits.timemargin,
+        sprt: None,
+        pgn_out: None,
+        time_control,
+        vary_weights: None,
+        selfplay_out: None,
+    })
+}
+
 /// Refuses to continue a self-play state with `match` and the reverse.
 fn check_kind(state: &MatchState, path: &Path, selfplay: bool) -> Result<()> {
     match (state.config.selfplay_out.is_some(), selfplay) {
@@ -247,24 +270,11 @@ pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
         (None, Some(g)) => g.div_ceil(2),
         (None, None) => bail!("give --games N or --pairs N"),
     };
-    let (limits, time_control) = args.limits.limits(None)?;
     args.run.threads()?;
     let config = MatchConfig {
-        event: "pgntune match".into(),
-        date: today(),
-        engines,
-        pairs,
-        limits,
-        openings: args.openings.plan()?,
-        seed: args.openings.seed,
-        adjudication: args.rules.adjudication(),
-        draw_rules: args.rules.draw_rules,
-        time_margin_ms: args.limits.timemargin,
         sprt: args.sprt.map(|s| s.to_string()),
         pgn_out: args.run.pgn_out.clone(),
-        time_control,
-        vary_weights: None,
-        selfplay_out: None,
+        ..new_config("pgntune match", engines, pairs, (&args.limits, None), &args.rules, &args.openings)?
     };
     config.check().map_err(anyhow::Error::msg)?;
     let files = args.run.prepare_fresh()?;
@@ -345,24 +355,11 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<()> {
     if candidate.name == baseline.name {
         candidate.name.push_str(" (candidate)");
     }
-    let (limits, time_control) = args.limits.limits(Some(10_000))?;
     args.run.threads()?;
     let config = MatchConfig {
-        event: "pgntune verify".into(),
-        date: today(),
-        engines: vec![candidate, baseline],
-        pairs: args.max_pairs,
-        limits,
-        openings: args.openings.plan()?,
-        seed: args.openings.seed,
-        adjudication: args.rules.adjudication(),
-        draw_rules: args.rules.draw_rules,
-        time_margin_ms: args.limits.timemargin,
         sprt: Some(args.sprt.to_string()),
         pgn_out: args.run.pgn_out.clone(),
-        time_control,
-        vary_weights: None,
-        selfplay_out: None,
+        ..new_config("pgntune verify", vec![candidate, baseline], args.max_pairs, (&args.limits, Some(10_000)), &args.rules, &args.openings)?
     };
     config.check().map_err(anyhow::Error::msg)?;
     let files = args.run.prepare_fresh()?;
@@ -423,8 +420,12 @@ pub(super) fn run_selfplay(args: SelfplayCommand) -> Result<()> {
     }
     let out = args.out.clone().expect("clap requires --out without --resume");
     let white = EngineSpec::bundled("pgntune", &args.weights).map_err(anyhow::Error::msg)?;
-    let (limits, time_control) = args.limits.limits(Some(3000))?;
     run.threads()?;
+    let config = MatchConfig {
+        vary_weights: Some(args.vary),
+        ..new_config("pgntune selfplay", vec![white.clone(), white], args.games.div_ceil(2), (&args.limits, Some(3000)), &args.rules, &args.openings)?
+    };
+    config.check().map_err(anyhow::Error::msg)?;
     let mut plan = OutputPlan::new(args.force).allow_stdout();
     let destination = plan.output(&out, OutputKind::SelfplayGames)?;
     // Games go to a plain PGN beside the output (resumable, with a state),
@@ -444,24 +445,7 @@ pub(super) fn run_selfplay(args: SelfplayCommand) -> Result<()> {
         let registration = register(temp.path());
         (temp.path().to_path_buf(), RunFiles { state: None, games_on_stdout: false, _lock: None }, Some((temp, registration)))
     };
-    let config = MatchConfig {
-        event: "pgntune selfplay".into(),
-        date: today(),
-        engines: vec![white.clone(), white],
-        pairs: args.games.div_ceil(2),
-        limits,
-        openings: args.openings.plan()?,
-        seed: args.openings.seed,
-        adjudication: args.rules.adjudication(),
-        draw_rules: args.rules.draw_rules,
-        time_margin_ms: args.limits.timemargin,
-        sprt: None,
-        pgn_out: Some(games),
-        time_control,
-        vary_weights: Some(args.vary),
-        selfplay_out: Some(out),
-    };
-    config.check().map_err(anyhow::Error::msg)?;
+    let config = MatchConfig { pgn_out: Some(games), selfplay_out: Some(out), ..config };
     play_selfplay(MatchState::new(config), &run, files, temporary, true)
 }
 

@@ -9,7 +9,8 @@ use proptest::prelude::*;
 
 use super::*;
 
-const SEED_TOML: &str = "# pgntune weights\nformat = 1\nname = \"w\"\nfeatures = [\"material\"]\nscale = 1.0\n\n[weights]\nP = 100.0\nN = 300.0\nB = 310.0\nR = 500.0\nQ = 900.0\n";
+const SEED_TOML: &str =
+    "# pgntune weights\nformat = 1\nname = \"w\"\nfeatures = [\"material\"]\nscale = 1.0\n\n[weights]\nP = 100.0\nN = 300.0\nB = 310.0\nR = 500.0\nQ = 900.0\n";
 const SEED_JSON: &str = "{\n  \"format\": 1,\n  \"name\": \"w\",\n  \"features\": [\"material\"],\n  \"scale\": 1.0,\n  \"weights\": {\"P\": 100.0, \"N\": 300.0, \"B\": 310.0, \"R\": 500.0, \"Q\": 900.0}\n}\n";
 
 /// Lines a weights file might get instead of one of its own.
@@ -46,22 +47,9 @@ enum Edit {
 fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (0..20usize, 0..LINES.len()).prop_map(|(l, r)| Edit::Line(l, r)),
-        (0..20usize, prop_oneof![any::<f64>(), -2000.0..20_000.0f64])
-            .prop_map(|(l, v)| Edit::Number(l, v)),
+        (0..20usize, prop_oneof![any::<f64>(), -2000.0..20_000.0f64]).prop_map(|(l, v)| Edit::Number(l, v)),
         (0..400usize, 0..30usize).prop_map(|(a, n)| Edit::Cut(a, n)),
-        (
-            0..400usize,
-            prop_oneof![
-                Just(b'"'),
-                Just(b'='),
-                Just(b','),
-                Just(b'}'),
-                Just(b'\n'),
-                Just(b'9'),
-                any::<u8>()
-            ]
-        )
-            .prop_map(|(a, b)| Edit::Insert(a, b)),
+        (0..400usize, prop_oneof![Just(b'"'), Just(b'='), Just(b','), Just(b'}'), Just(b'\n'), Just(b'9'), any::<u8>()]).prop_map(|(a, b)| Edit::Insert(a, b)),
     ]
 }
 
@@ -81,10 +69,7 @@ fn apply(text: &str, edits: &[Edit]) -> Vec<u8> {
             Edit::Number(l, v) => {
                 // The number on a line (TOML `X = n`, or a JSON value), replaced.
                 if let Some(line) = lines.get_mut(l % text.lines().count()) {
-                    let digits: String = line
-                        .chars()
-                        .filter(|c| c.is_ascii_digit() || *c == '.')
-                        .collect();
+                    let digits: String = line.chars().filter(|c| c.is_ascii_digit() || *c == '.').collect();
                     if !digits.is_empty() && !digits.chars().all(|c| c == '.') {
                         *line = line.replacen(&digits, &format!("{v:?}"), 1);
                     }
@@ -112,15 +97,10 @@ fn apply(text: &str, edits: &[Edit]) -> Vec<u8> {
 /// What the file says a material column weighs, in centipawns, read
 /// independently of pgntune's loader.
 fn centipawns_in_file(text: &str, json: bool, column: &str) -> Option<f64> {
-    let value: serde_json::Value = if json {
-        serde_json::from_str(text).ok()?
-    } else {
-        serde_json::to_value(toml::from_str::<toml::Value>(text).ok()?).ok()?
-    };
+    let value: serde_json::Value =
+        if json { serde_json::from_str(text).ok()? } else { serde_json::to_value(toml::from_str::<toml::Value>(text).ok()?).ok()? };
     let scale = value["scale"].as_f64()?;
-    let weight = value["weights"][column]
-        .as_f64()
-        .or_else(|| value["default"].as_f64())?;
+    let weight = value["weights"][column].as_f64().or_else(|| value["default"].as_f64())?;
     Some(scale * weight)
 }
 
@@ -188,10 +168,7 @@ fn interrupted_match() -> &'static (String, Vec<u8>) {
         pgntune_in(dir.path()).args(args).assert().success();
         let state = dir.path().join("m.pgn.state.json");
         roll_back(&state, 3);
-        (
-            std::fs::read_to_string(&state).unwrap(),
-            std::fs::read(dir.path().join("m.pgn")).unwrap(),
-        )
+        (std::fs::read_to_string(&state).unwrap(), std::fs::read(dir.path().join("m.pgn")).unwrap())
     })
 }
 
@@ -223,12 +200,7 @@ fn at<'a>(value: &'a mut serde_json::Value, path: &[String]) -> &'a mut serde_js
 fn results_in(pgn: &str) -> (u64, u64, u64) {
     let mut wdl = (0, 0, 0);
     for game in split_games(pgn) {
-        let tag = |name: &str| {
-            game.split(&format!("[{name} \""))
-                .nth(1)
-                .and_then(|t| t.split('"').next())
-                .unwrap_or("")
-        };
+        let tag = |name: &str| game.split(&format!("[{name} \"")).nth(1).and_then(|t| t.split('"').next()).unwrap_or("");
         let first_white = tag("Round").ends_with(".1");
         match (tag("Result"), first_white) {
             ("1/2-1/2", _) => wdl.1 += 1,

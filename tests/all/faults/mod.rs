@@ -57,10 +57,7 @@ pub fn fails(cmd: &mut assert_cmd::Command, needle: &str) -> String {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "one line expected:\n{stderr}");
     assert!(stderr.starts_with("pgntune: error: "), "{stderr}");
-    assert!(
-        stderr.contains(needle),
-        "{stderr:?} should contain {needle:?}"
-    );
+    assert!(stderr.contains(needle), "{stderr:?} should contain {needle:?}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
 }
@@ -70,12 +67,7 @@ pub fn fails(cmd: &mut assert_cmd::Command, needle: &str) -> String {
 pub fn fails_untouched(dir: &Path, cmd: &mut assert_cmd::Command, needle: &str) -> String {
     let before = snapshot(dir);
     let message = fails(cmd, needle);
-    assert_eq!(
-        snapshot(dir),
-        before,
-        "a failed run changed {}: {message}",
-        dir.display()
-    );
+    assert_eq!(snapshot(dir), before, "a failed run changed {}: {message}", dir.display());
     message
 }
 
@@ -112,62 +104,35 @@ pub const GAMES: &str = "[Event \"t\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"
 
 /// Sends `signal` (e.g. "INT") to the process `pid`.
 pub fn signal(pid: u32, signal: &str) {
-    assert!(
-        std::process::Command::new("kill")
-            .args([format!("-{signal}"), pid.to_string()])
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(std::process::Command::new("kill").args([format!("-{signal}"), pid.to_string()]).status().unwrap().success());
 }
 
 /// The committed-game count of a match state, 0 while there is none.
 pub fn committed(state: &Path) -> u64 {
-    std::fs::read_to_string(state)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["committed"].as_u64())
-        .unwrap_or(0)
+    std::fs::read_to_string(state).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).and_then(|v| v["committed"].as_u64()).unwrap_or(0)
 }
 
 /// Waits (at most a minute) until `done` holds.
 pub fn wait_until(what: &str, done: impl Fn() -> bool) {
     let started = std::time::Instant::now();
     while !done() {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "timed out waiting for {what}");
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
 /// The arguments of a short deterministic match between two presets.
 pub fn match_args(pairs: u32) -> Vec<String> {
-    [
-        "match",
-        "--engine",
-        "name=classical weights=classical",
-        "--engine",
-        "name=kaissa weights=kaissa",
-        "--nodes",
-        "400",
-        "-q",
-        "--pairs",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([pairs.to_string()])
-    .collect()
+    ["match", "--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "400", "-q", "--pairs"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([pairs.to_string()])
+        .collect()
 }
 
 /// The games of a match's PGN text, each with its text.
 pub fn split_games(text: &str) -> Vec<&str> {
-    let mut starts: Vec<usize> = text
-        .match_indices("[Event ")
-        .map(|(i, _)| i)
-        .filter(|&i| i == 0 || text[..i].ends_with('\n'))
-        .collect();
+    let mut starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).filter(|&i| i == 0 || text[..i].ends_with('\n')).collect();
     starts.push(text.len());
     starts.windows(2).map(|w| &text[w[0]..w[1]]).collect()
 }
@@ -178,24 +143,14 @@ pub fn split_games(text: &str) -> Vec<&str> {
 /// is left whole, as after a crash that wrote more games than the state
 /// recorded.
 pub fn roll_back(state_path: &Path, keep: usize) {
-    let mut state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(state_path).unwrap()).unwrap();
-    let pgn = state_path
-        .parent()
-        .unwrap()
-        .join(state["config"]["pgn_out"].as_str().unwrap());
+    let mut state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(state_path).unwrap()).unwrap();
+    let pgn = state_path.parent().unwrap().join(state["config"]["pgn_out"].as_str().unwrap());
     let text = std::fs::read_to_string(pgn).unwrap();
     let games = split_games(&text);
     let prefix: String = games[..keep].concat();
     // The first engine has white in even games.
     let outcome = |g: usize| {
-        let result = games[g]
-            .split("[Result \"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap();
+        let result = games[g].split("[Result \"").nth(1).unwrap().split('"').next().unwrap();
         match (result, g.is_multiple_of(2)) {
             ("1/2-1/2", _) => "draw",
             ("1-0", true) | ("0-1", false) => "win",
@@ -216,14 +171,9 @@ pub fn roll_back(state_path: &Path, keep: usize) {
     }
     state["committed"] = keep.into();
     state["pgn_bytes"] = prefix.len().into();
-    state["pgn_hash"] =
-        pgntune::play::state::fnv1a(pgntune::play::state::FNV_START, prefix.as_bytes()).into();
+    state["pgn_hash"] = pgntune::play::state::fnv1a(pgntune::play::state::FNV_START, prefix.as_bytes()).into();
     state["totals"] = serde_json::json!([{ "wdl": { "wins": wdl[0], "draws": wdl[1], "losses": wdl[2] }, "penta": penta }]);
-    state["open_pair"] = if keep % 2 == 1 {
-        outcome(keep - 1).into()
-    } else {
-        serde_json::Value::Null
-    };
+    state["open_pair"] = if keep % 2 == 1 { outcome(keep - 1).into() } else { serde_json::Value::Null };
     state["stopped"] = serde_json::Value::Null;
     state["finished"] = serde_json::json!({});
     state["in_progress"] = serde_json::json!({});
