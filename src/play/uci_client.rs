@@ -236,6 +236,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn spin_options_are_checked_against_the_engines_range() {
+        let offered: Vec<String> = ["id name X", "option name Hash type spin default 16 min 1 max 33554432", "option name Move Overhead type spin default 10 min 0 max 5000", "uciok"]
+            .map(String::from)
+            .to_vec();
+        assert!(check_spin(&offered, "Hash", "64").is_ok());
+        assert!(check_spin(&offered, "hash", "999999999").unwrap_err().to_string().contains("outside the engine's range 1..33554432"));
+        assert!(check_spin(&offered, "Move Overhead", "-1").is_err());
+        assert!(check_spin(&offered, "Hash", "lots").is_err());
+        assert!(check_spin(&offered, "Threads", "99999").is_ok(), "options the engine does not list are its business");
+    }
+
+    #[test]
     fn reads_scores_and_nodes_from_info_lines() {
         let lines: Vec<String> = [
             "info depth 1 seldepth 1 score cp 20 nodes 20 pv e2e4",
