@@ -39,6 +39,12 @@ TAGS = "White,Black,WhiteElo,BlackElo,Event,Date"  # the same as the notebooks' 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
+def required(value: str | None) -> bool:
+    """Whether an environment value such as PGNTUNE_REQUIRE_DATA asks for something to be required:
+    set to anything but "" or "0" (the rule tests/all/common.rs follows too)."""
+    return value not in (None, "", "0")
+
+
 def notebooks() -> list[Path]:
     return sorted(HERE.glob("*.ipynb"))
 
@@ -174,8 +180,8 @@ def main() -> int:
                     help="keep the exports, executed notebooks and figures here (default: a temporary directory)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds allowed per cell (default: 300)")
     ap.add_argument("--require-data", action="store_true",
-                    default=os.environ.get("PGNTUNE_REQUIRE_DATA", "") not in ("", "0"),
-                    help="fail instead of skipping when the data is absent (also PGNTUNE_REQUIRE_DATA=1)")
+                    default=required(os.environ.get("PGNTUNE_REQUIRE_DATA")),
+                    help="fail instead of skipping when the data is absent (also PGNTUNE_REQUIRE_DATA set to anything but empty or 0)")
     ap.add_argument("--strip", action="store_true",
                     help="remove outputs and execution counts from the stored notebooks, then exit")
     ap.add_argument("notebook", nargs="*", help="run only these notebooks (names or paths)")

@@ -1,21 +1,56 @@
-//! Output files that appear complete or not at all.
+//! Output files that appear complete or not at all, and the checks every
+//! command makes on its outputs before it starts work.
 //!
-//! Every file pgntune writes goes through [`AtomicFile`]: it is written under
-//! a temporary name in the target's directory and renamed over the target
-//! only on [`AtomicFile::commit`]. A failed or interrupted run leaves the
-//! requested name untouched (the temporary file is removed when dropped).
+//! Every file pgntune writes goes through [`AtomicFile`]. A regular file
+//! (or a name that does not exist yet) is written under a temporary name in
+//! the target's directory and renamed over the target only on
+//! [`AtomicFile::commit`]; a failed or interrupted run leaves the requested
+//! name untouched and no temporary file behind (it is removed when dropped,
+//! and on SIGINT or SIGTERM once [`remove_on_signals`] is installed). A
+//! symbolic link is written through: its target is replaced, the link
+//! stays. A named pipe, a device or `-` (standard output) is written
+//! directly, never renamed over.
+//!
+//! [`OutputPlan`] checks all of a command's outputs before any work: that
+//! none is one of the inputs or another output (same device and inode,
+//! after following links), that its folder exists and is writable, and that
+//! an existing file may be replaced (an earlier output of the same kind, or
+//! `--force`).
 
-use std::fs::File;
+mod cleanup;
+mod plan;
+mod recognise;
+
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
+
+pub use cleanup::{Registration, register, registered, remove_on_signals};
+pub use plan::{Destination, OutputPlan, PlanError};
+pub use recognise::OutputKind;
+
+/// The name that means standard output.
+pub const STDOUT: &str = "-";
+
+/// How many symbolic links are followed before giving up (as the kernel's ELOOP).
+const MAX_LINKS: usize = 40;
 
 /// An output file that appears under its name only when committed.
 #[derive(Debug)]
 pub struct AtomicFile {
     target: PathBuf,
-    writer: BufWriter<NamedTempFile>,
+    sink: Sink,
+}
+
+#[derive(Debug)]
+enum Sink {
+    /// A temporary file renamed over `path` on commit.
+    Replace { path: PathBuf, writer: BufWriter<NamedTempFile>, _registration: Registration },
+    /// A pipe, a device or standard output, written as it goes.
+    Stream { writer: BufWriter<File> },
 }
 
 /// Why an output could not be written.
@@ -36,51 +71,120 @@ impl OutputError {
     }
 }
 
+/// True for `-`, standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == STDOUT
+}
+
+/// `path` with every symbolic link at its end followed (a link to a link,
+/// ...), so that writing replaces the file a link points to and not the
+/// link. A dangling link resolves to the path it names. Links in the
+/// folders above are left alone: they do not change which file is written.
+pub fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::new(io::ErrorKind::InvalidInput, "too many levels of symbolic links"))
+}
+
+/// A second handle on standard output, as a `File` (for writers that need one).
+fn stdout_file() -> io::Result<File> {
+    Ok(File::from(io::stdout().as_fd().try_clone_to_owned()?))
+}
+
 impl AtomicFile {
     /// Starts writing `target`. Fails at once if its directory is missing or
     /// not writable, so that bad output paths are reported before any work.
     pub fn create(target: &Path) -> Result<AtomicFile, OutputError> {
-        if target.is_dir() {
-            return Err(OutputError::new(target, io::Error::new(io::ErrorKind::IsADirectory, "is a directory")));
+        let err = |e| OutputError::new(target, e);
+        if is_stdout(target) {
+            let writer = BufWriter::with_capacity(1 << 16, stdout_file().map_err(err)?);
+            return Ok(AtomicFile { target: target.to_path_buf(), sink: Sink::Stream { writer } });
         }
-        let dir = match target.parent() {
+        let path = resolve_links(target).map_err(err)?;
+        let existing = match std::fs::metadata(&path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(err(e)),
+        };
+        if let Some(meta) = &existing {
+            if meta.is_dir() {
+                return Err(err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")));
+            }
+            if !meta.is_file() {
+                // A pipe or a device: write into it; renaming would replace it.
+                let file = OpenOptions::new().write(true).open(&path).map_err(err)?;
+                return Ok(AtomicFile { target: target.to_path_buf(), sink: Sink::Stream { writer: BufWriter::with_capacity(1 << 16, file) } });
+            }
+        }
+        let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        // Temporary files are created 0600; outputs get the usual 0666 minus
-        // the umask, like any file a program creates.
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // A replaced file keeps its permissions; a new one gets the usual
+        // 0666 minus the umask, like any file a program creates (temporary
+        // files would be 0600).
+        use std::os::unix::fs::PermissionsExt;
+        let mode = existing.as_ref().map_or(0o666, |m| m.permissions().mode() & 0o7777);
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".partial")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .permissions(std::fs::Permissions::from_mode(mode))
             .tempfile_in(&dir)
-            .map_err(|e| OutputError::new(target, e))?;
-        Ok(AtomicFile { target: target.to_path_buf(), writer: BufWriter::with_capacity(1 << 16, temp) })
+            .map_err(err)?;
+        let registration = register(temp.path());
+        Ok(AtomicFile {
+            target: target.to_path_buf(),
+            sink: Sink::Replace { path, writer: BufWriter::with_capacity(1 << 16, temp), _registration: registration },
+        })
     }
 
-    /// The path the file will have once committed.
+    /// The path the file will have once committed (as it was requested).
     pub fn target(&self) -> &Path {
         &self.target
     }
 
-    /// A second handle on the temporary file, for writers that must own
+    /// A second handle on the file being written, for writers that must own
     /// their `Write` (the Parquet writer). Whatever is buffered is flushed
     /// first; do not mix writes through both handles.
     pub fn clone_handle(&mut self) -> io::Result<File> {
-        self.writer.flush()?;
-        self.writer.get_ref().as_file().try_clone()
+        match &mut self.sink {
+            Sink::Replace { writer, .. } => {
+                writer.flush()?;
+                writer.get_ref().as_file().try_clone()
+            }
+            Sink::Stream { writer } => {
+                writer.flush()?;
+                writer.get_ref().try_clone()
+            }
+        }
     }
 
-    /// Flushes and renames the file to its target name.
+    /// Flushes and renames the file to its target name (a stream is only flushed).
     ///
     /// There is no fsync: the rename protects against interrupted and failed
     /// runs (the data is in the page cache either way), which is the
     /// promise; surviving power loss would cost a disk flush per output.
     pub fn commit(self) -> Result<(), OutputError> {
         let target = self.target;
-        let temp = self.writer.into_inner().map_err(|e| OutputError::new(&target, e.into_error()))?;
-        temp.persist(&target).map_err(|e| OutputError::new(&target, e.error))?;
+        match self.sink {
+            Sink::Replace { path, writer, _registration } => {
+                let temp = writer.into_inner().map_err(|e| OutputError::new(&target, e.into_error()))?;
+                temp.persist(&path).map_err(|e| OutputError::new(&target, e.error))?;
+            }
+            Sink::Stream { mut writer } => writer.flush().map_err(|e| OutputError::new(&target, e))?,
+        }
         Ok(())
     }
 
@@ -90,19 +194,26 @@ impl AtomicFile {
         file.write_all(contents).map_err(|e| OutputError::new(target, e))?;
         file.commit()
     }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.sink {
+            Sink::Replace { writer, .. } => writer,
+            Sink::Stream { writer } => writer,
+        }
+    }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer.write(buf)
+        self.writer().write(buf)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer.write_all(buf)
+        self.writer().write_all(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.writer.flush()
+        self.writer().flush()
     }
 }
 
@@ -129,6 +240,30 @@ mod tests {
         f.write_all(b"half").unwrap();
         drop(f);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_link_is_written_through_and_a_pipe_is_streamed_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.csv");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("target.csv", &link).unwrap();
+        AtomicFile::write_all(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+
+        let fifo = dir.path().join("fifo.csv");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        AtomicFile::write_all(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe stays a pipe");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "no temporary file left");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    pgntune::cli::run(pgntune::cli::Cli::parse())
+    match pgntune::cli::parse() {
+        Ok(cli) => pgntune::cli::run(cli),
+        Err(code) => code,
+    }
 }

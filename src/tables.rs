@@ -122,7 +122,7 @@ pub fn emit(weights: &Weights, language: Language) -> Result<String, UnknownFeat
     let mut out = String::new();
     match language {
         Language::Json => {
-            let object: serde_json::Map<String, serde_json::Value> = sets
+            let mut object: serde_json::Map<String, serde_json::Value> = sets
                 .iter()
                 .map(|sv| {
                     let terms: serde_json::Map<String, serde_json::Value> =
@@ -130,6 +130,7 @@ pub fn emit(weights: &Weights, language: Language) -> Result<String, UnknownFeat
                     (sv.set.name().to_string(), serde_json::Value::Object(terms))
                 })
                 .collect();
+            object.insert("comment".to_string(), serde_json::json!(format!("{}: [middlegame, endgame] centipawns per term, written by pgntune", weights.name)));
             out = serde_json::to_string_pretty(&object).expect("values serialise") + "\n";
         }
         Language::Rust | Language::C => {

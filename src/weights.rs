@@ -22,6 +22,14 @@
 //! ```
 //!
 //! JSON files with the same fields are read too.
+//!
+//! Every column of the declared feature sets must have a weight, unless the
+//! file gives `default = VALUE` (a top-level key, in the same units as the
+//! weights): then the columns it does not list weigh that much. A file
+//! with `P = 100` alone is refused, naming the first missing column,
+//! rather than played with knights, bishops, rooks and queens worth
+//! nothing. Values must be finite, within ±[`MAX_CENTIPAWNS`] once
+//! scaled, and the material set's piece values positive.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,6 +44,11 @@ use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
 /// value; format 1 (read too) gave it per unit of `count × phase`, 24 times
 /// smaller.
 pub const FORMAT: u32 = 2;
+
+/// The largest centipawn value (scale × weight) a column may have: a
+/// hundred pawns, far beyond any piece; larger values come from broken or
+/// mistyped files (`P = 1e300`).
+pub const MAX_CENTIPAWNS: f64 = 10_000.0;
 
 /// Feature weights with their scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,6 +66,10 @@ pub struct Weights {
     /// in the same units as the weights). The engine does not use it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intercept: Option<f64>,
+    /// The weight of every column of the declared sets that `weights` does
+    /// not list; without it, every column must be listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<f64>,
     /// Weight per feature column; columns not listed weigh 0.
     pub weights: BTreeMap<String, f64>,
 }
@@ -60,8 +77,9 @@ pub struct Weights {
 /// Why weights could not be read or used.
 #[derive(Debug, thiserror::Error)]
 pub enum WeightsError {
-    /// Neither a preset name nor a readable file.
-    #[error("'{spec}' is neither a weights file nor a preset (presets: {presets})")]
+    /// Not a preset name, and no file of that name (for names that look
+    /// like files, the I/O error is reported instead).
+    #[error("'{spec}' is not a preset (presets: {presets}) nor a weights file")]
     NotFound {
         /// What was asked for.
         spec: String,
@@ -114,6 +132,30 @@ pub enum WeightsError {
         /// Which value.
         what: String,
     },
+    /// A column of the declared sets has no weight and there is no default.
+    #[error("{path}: no weight for column '{column}' of the feature set '{set}' (give every column of {set}: {known}; or a top-level `default = VALUE` for the columns not listed)")]
+    MissingColumn {
+        /// The file.
+        path: String,
+        /// The column.
+        column: String,
+        /// Its set.
+        set: String,
+        /// The set's columns.
+        known: String,
+    },
+    /// A value is out of its range.
+    #[error("{path}: '{what}' = {} {why}", short(*.value))]
+    OutOfRange {
+        /// The file.
+        path: String,
+        /// Which value.
+        what: String,
+        /// The value as given.
+        value: f64,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// The built-in presets: name, one-line description, P N B R Q in centipawns.
@@ -134,6 +176,7 @@ impl Weights {
             features: vec![FeatureSet::Material.name().to_string()],
             scale: 1.0,
             intercept: None,
+            default: None,
             weights: columns.into_iter().zip(cp).collect(),
         }
     }
@@ -152,7 +195,10 @@ impl Weights {
             return Ok(crate::presets::full());
         }
         let path = Path::new(spec);
-        if path.is_file() {
+        // Anything that looks like a file name is one: its I/O error says
+        // what is wrong (missing, unreadable, a directory).
+        let looks_like_a_file = spec.contains(['/', '.']) || path.exists();
+        if looks_like_a_file {
             return Weights::load(path);
         }
         Err(WeightsError::NotFound {
@@ -169,7 +215,7 @@ impl Weights {
         let mut weights: Weights = if text.trim_start().starts_with('{') {
             serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?
         } else {
-            toml::from_str(&text).map_err(|e| parse_err(e.to_string().trim().replace('\n', " ")))?
+            toml::from_str(&text).map_err(|e| parse_err(toml_message(&text, &e)))?
         };
         if weights.format != FORMAT && weights.format != 1 {
             return Err(parse_err(format!(
@@ -187,6 +233,13 @@ impl Weights {
         Ok(weights)
     }
 
+    /// Checks the weights as [`Weights::load`] does (for weights that came
+    /// another way, such as inside a match state).
+    pub fn validate(&self) -> Result<(), WeightsError> {
+        let what = if self.name.is_empty() { "weights".to_string() } else { format!("weights '{}'", self.name) };
+        self.check(&what)
+    }
+
     fn check(&self, path: &str) -> Result<(), WeightsError> {
         let layout = self.layout().map_err(|source| WeightsError::Features { path: path.to_string(), source })?;
         let known = layout.columns();
@@ -201,12 +254,38 @@ impl Weights {
             }
         }
         let not_finite = |what: &str| WeightsError::NotFinite { path: path.to_string(), what: what.to_string() };
+        let out_of_range = |what: &str, value: f64, why: String| WeightsError::OutOfRange { path: path.to_string(), what: what.to_string(), value, why };
         if !self.scale.is_finite() {
             return Err(not_finite("scale"));
         }
-        for (column, value) in &self.weights {
+        if self.scale == 0.0 {
+            return Err(out_of_range("scale", self.scale, "makes every evaluation 0".into()));
+        }
+        for (what, value) in self.weights.iter().map(|(c, v)| (c.as_str(), *v)).chain(self.default.map(|d| ("default", d))).chain(self.intercept.map(|i| ("intercept", i))) {
             if !value.is_finite() {
-                return Err(not_finite(column));
+                return Err(not_finite(what));
+            }
+            let cp = self.scale * value;
+            if !cp.is_finite() || cp.abs() > MAX_CENTIPAWNS {
+                return Err(out_of_range(what, value, format!("is {} centipawns (scale {} × weight); at most ±{MAX_CENTIPAWNS} are allowed", short(cp), short(self.scale))));
+            }
+        }
+        for set in layout.sets() {
+            let columns = set.columns();
+            if self.default.is_none()
+                && let Some(missing) = columns.iter().find(|c| !self.weights.contains_key(*c))
+            {
+                return Err(WeightsError::MissingColumn { path: path.to_string(), column: missing.clone(), set: set.name().to_string(), known: columns.join(" ") });
+            }
+            // Piece values: a non-positive one makes the engine give its pieces away.
+            if set == FeatureSet::Material {
+                for column in &columns {
+                    let cp = self.centipawns(column);
+                    if cp <= 0.0 {
+                        let value = self.weights.get(column).copied().or(self.default).unwrap_or(0.0);
+                        return Err(out_of_range(column, value, format!("gives the piece {} centipawns; piece values must be positive", short(cp))));
+                    }
+                }
             }
         }
         Ok(())
@@ -235,9 +314,10 @@ impl Weights {
         FeatureLayout::parse(&self.features.join(","))
     }
 
-    /// The value of `column` in centipawns (`scale * weight`), 0 if absent.
+    /// The value of `column` in centipawns (`scale * weight`); a column not
+    /// listed weighs the default, or 0.
     pub fn centipawns(&self, column: &str) -> f64 {
-        self.scale * self.weights.get(column).copied().unwrap_or(0.0)
+        self.scale * self.weights.get(column).copied().or(self.default).unwrap_or(0.0)
     }
 
     /// Centipawns per unit of each column of `layout`, in layout order.
@@ -258,6 +338,26 @@ impl Weights {
     pub fn save(&self, path: &Path) -> Result<(), OutputError> {
         let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
         AtomicFile::write_all(path, self.to_text(json).as_bytes())
+    }
+}
+
+/// A number for a message: in exponent form when it is huge or tiny.
+fn short(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e7).contains(&v.abs()) { format!("{v:e}") } else { format!("{v}") }
+}
+
+/// A TOML error as one line with its place: "line 3, column 5: invalid
+/// number" (toml's own message spans several lines with a drawing).
+fn toml_message(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().replace('\n', " ");
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
     }
 }
 
@@ -297,6 +397,29 @@ mod tests {
         assert!(err.contains("unknown feature column 'K'"), "{err}");
         std::fs::write(&path, "format = 1\nfeatures = [\"psqt\"]\nscale = 1.0\n[weights]\n").unwrap();
         assert!(Weights::load(&path).unwrap_err().to_string().contains("unknown feature set 'psqt'"));
-        assert!(matches!(Weights::resolve("no-such-file.toml"), Err(WeightsError::NotFound { .. })));
+        assert!(matches!(Weights::resolve("no-such-file.toml"), Err(WeightsError::Io { .. })), "a file name gets the file's error");
+        assert!(matches!(Weights::resolve("nonsense"), Err(WeightsError::NotFound { .. })));
+    }
+
+    #[test]
+    fn every_column_finite_in_range_and_pieces_positive() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.toml");
+        let load = |body: &str| {
+            std::fs::write(&path, format!("format = 1\nfeatures = [\"material\"]\n{body}")).unwrap();
+            Weights::load(&path).map_err(|e| e.to_string())
+        };
+        let err = load("scale = 1.0\n[weights]\nP = 100\n").unwrap_err();
+        assert!(err.contains("no weight for column 'N'") && err.contains("default = VALUE"), "{err}");
+        let w = load("scale = 1.0\ndefault = 300\n[weights]\nP = 100\nQ = 900\n").unwrap();
+        assert_eq!(w.centipawn_vector(&FeatureLayout::default()), [100.0, 300.0, 300.0, 300.0, 900.0]);
+        let err = load("scale = 1.0\n[weights]\nP = 1e300\nN = 3\nB = 3\nR = 5\nQ = 9\n").unwrap_err();
+        assert!(err.contains("'P' = 1e300") && err.contains("at most ±10000"), "{err}");
+        let err = load("scale = 1.0\n[weights]\nP = 100\nN = -300\nB = 300\nR = 500\nQ = 900\n").unwrap_err();
+        assert!(err.contains("'N'") && err.contains("must be positive"), "{err}");
+        let err = load("scale = 0.0\n[weights]\nP = 1\nN = 3\nB = 3\nR = 5\nQ = 9\n").unwrap_err();
+        assert!(err.contains("'scale'"), "{err}");
+        let err = load("scale = 1.0\n[weights]\nP = 1\nN = 3\n B = \n").unwrap_err();
+        assert!(err.contains("line 7, column 6") && !err.contains('\n'), "{err}");
     }
 }

@@ -28,6 +28,10 @@ impl Scale {
     pub fn parse(spec: &str) -> Result<Scale, String> {
         let numbers: Option<Vec<f64>> = spec.split('-').map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite())).collect();
         if let Some(numbers) = numbers.filter(|n| n.len() == 5) {
+            // A zero value makes every balance on it zero: the curve has one point and no slope.
+            if numbers.iter().any(|&v| v <= 0.0) {
+                return Err(format!("--scale {spec}: each of the five values (P N B R Q in pawns) must be positive"));
+            }
             let values = ["P", "N", "B", "R", "Q"].iter().map(|c| c.to_string()).zip(numbers).collect();
             return Ok(Scale { name: spec.to_string(), values });
         }

@@ -95,10 +95,11 @@ impl GroupKey {
 pub struct GroupFit {
     /// The group.
     pub name: String,
-    /// Games with rows.
-    pub games: u64,
-    /// Decisive games with rows.
-    pub decisive_games: u64,
+    /// Games with rows (`None` when the rows have no game ids, as in a
+    /// pgnlearn `.mat` file).
+    pub games: Option<u64>,
+    /// Decisive games with rows (`None` when unknown).
+    pub decisive_games: Option<u64>,
     /// Rows.
     pub rows: u64,
     /// The fit, when there were enough decisive games and it worked.
@@ -117,14 +118,15 @@ impl GroupFit {
     }
 }
 
-/// Fits every group with at least `min_decisive` decisive games.
+/// Fits every group with at least `min_decisive` decisive games (groups
+/// whose games are unknown are fitted whatever their size).
 pub fn fit_groups(groups: BTreeMap<String, MergedRows>, config: &FitConfig, min_decisive: u64) -> Vec<GroupFit> {
     groups
         .into_iter()
         .map(|(name, rows)| {
-            let decisive = rows.decisive_games.unwrap_or(0);
-            let mut g = GroupFit { name, games: rows.game_count.unwrap_or(0), decisive_games: decisive, rows: rows.total_rows() as u64, fit: None, note: None };
-            if decisive < min_decisive {
+            let decisive = rows.decisive_games;
+            let mut g = GroupFit { name, games: rows.game_count, decisive_games: decisive, rows: rows.total_rows() as u64, fit: None, note: None };
+            if let Some(decisive) = decisive.filter(|&d| d < min_decisive) {
                 g.note = Some(format!("too few decisive games ({decisive} < {min_decisive}): not fitted"));
             } else {
                 match fit(&rows, config) {

@@ -76,8 +76,8 @@ pub struct ConvergencePlot {
 pub struct GroupValues {
     /// The group's name: a player, a rating band, a time control.
     pub group: String,
-    /// Games in the group.
-    pub games: u64,
+    /// Games in the group (`None` when unknown: rows without game ids).
+    pub games: Option<u64>,
     /// One value per column, normalised to pawn = 100.
     pub values: Vec<f64>,
     /// 95% intervals of the values; empty when there are none.

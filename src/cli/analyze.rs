@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::extract::{ReadArgs, check_inputs};
+use super::extract::{ReadArgs, check_inputs, no_game_found, report};
 use super::fit::FitArgs;
 use super::progress::ReadProgress;
+use super::values::{at_least, check_threads};
+use crate::atomic::{OutputKind, OutputPlan};
 use crate::analysis::plots::{self, ConvergencePlot, GroupComparisonPlot, GroupValues, ScoreCurvePlot, ScorePoint};
 use crate::analysis::{GroupFit, GroupKey, Scale, ScoreCurve, compare, fit_groups, score_curve};
 use crate::dataset::load::load;
@@ -17,7 +19,9 @@ use crate::pgn::{ExtractConfig, InputSource, extract};
 
 /// Arguments of `pgntune analyze`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  pgntune analyze ../shared/data/pgnlearn/OpenRating.pgn --plot out/\n  pgntune analyze ../shared/data/human/*.pgn --group-by player\n  pgntune analyze ../shared/data/human/*.pgn --group-by decade --plot out/\n  pgntune analyze human.parquet engine.parquet --compare")]
+#[command(after_help = "Examples:\n  pgntune analyze ../shared/data/pgnlearn/OpenRating.pgn --plot out/\n  pgntune analyze ../shared/data/human/*.pgn --group-by player\n  pgntune analyze ../shared/data/human/*.pgn --group-by decade --plot out/\n  pgntune analyze human.parquet engine.parquet --compare\n\n\
+--json prints the score curve, the fit of all games and every group's fit as one object; --weights-out and --trace are those of the fit of all games. \
+Datasets without a game column (pgnlearn's .mat) have no game counts: their groups show '?' and are fitted whatever --min-decisive says.")]
 pub struct AnalyzeCommand {
     /// PGN files (plain or compressed) or datasets written by `extract` (.mat, .csv, .tsv, .parquet).
     #[arg(required = true, value_name = "INPUT")]
@@ -40,10 +44,10 @@ pub struct AnalyzeCommand {
     pub compare: bool,
 
     /// Groups with fewer decisive games are reported but not fitted (a few hundred are needed for stable values).
-    #[arg(long, default_value_t = 250, value_name = "N")]
+    #[arg(long, default_value_t = 250, value_name = "N", allow_negative_numbers = true, value_parser = at_least(0))]
     pub min_decisive: u64,
 
-    /// Write the figures (score curve, convergence, group comparison) as PNG and SVG into this directory.
+    /// Write the figures (score curve, convergence, group comparison) as PNG and SVG into this directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
 
@@ -82,14 +86,15 @@ fn read_groups(
     for (n, input) in inputs.iter().enumerate() {
         let source = stem(input);
         if is_dataset(input) {
-            let rows = load(&[input], track_games)?;
+            // Game ids are kept so that every group counts its games.
+            let rows = load(&[input], true)?;
             let key = group_of(&[], &source).unwrap_or(source.clone());
             let merger = mergers.entry(key).or_insert_with(|| RowMerger::new(rows.columns.clone(), false));
             let everything = all.get_or_insert_with(|| RowMerger::new(rows.columns.clone(), track_games));
             if merger.columns() != rows.columns.as_slice() || everything.columns() != rows.columns.as_slice() {
                 bail!("{input}: columns {} differ from the other inputs'", rows.columns.join(" "));
             }
-            merger.add_merged(&rows, 0);
+            merger.add_merged(&rows, (n as u64) << 40);
             // Game ids restart in each input: keep them apart.
             everything.add_merged(&rows, (n as u64) << 40);
             continue;
@@ -119,6 +124,8 @@ fn read_groups(
         });
         progress.finish();
         let stats = stats?;
+        no_game_found(&stats, std::slice::from_ref(input))?;
+        report(&stats, true);
         if !quiet {
             eprintln!("{input}: {}", stats.summary_line());
         }
@@ -160,7 +167,8 @@ fn print_groups(groups: &[GroupFit], with_z: bool) -> std::io::Result<()> {
     let diffs = if with_z { compare(groups) } else { vec![None; groups.len()] };
     for (g, diff) in groups.iter().zip(diffs) {
         let name: String = g.name.chars().take(width).collect();
-        out!("{name:<width$} {:>7} {:>8}", g.games, g.decisive_games)?;
+        let count = |n: Option<u64>| n.map_or_else(|| "?".to_string(), |n| n.to_string());
+        out!("{name:<width$} {:>7} {:>8}", count(g.games), count(g.decisive_games))?;
         match (g.fit.as_ref().and_then(|f| f.values.as_ref()), g.fit.as_ref().and_then(|f| f.values_ci95.as_ref())) {
             (Some(values), Some(ci)) => {
                 for &j in &shown {
@@ -208,7 +216,10 @@ fn group_plot(groups: &[GroupFit], title: &str) -> Option<GroupComparisonPlot> {
     })
 }
 
-fn write_plots(dir: &Path, curve: &ScoreCurve, report: &FitReport, groups: Option<(&[GroupFit], &str)>, name: &str) -> Result<()> {
+/// The figures `--plot` may write, without extension.
+const FIGURES: [&str; 3] = ["score_curve", "convergence", "groups"];
+
+fn write_plots(dir: &Path, curve: &ScoreCurve, report: &FitReport, groups: Option<(&[GroupFit], &str)>, name: &str, quiet: bool) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
     let curve_plot = ScoreCurvePlot {
         title: format!("Expected score vs material balance ({name})"),
@@ -230,16 +241,51 @@ fn write_plots(dir: &Path, curve: &ScoreCurve, report: &FitReport, groups: Optio
         loss: trace.iter().map(|t| t.2).collect(),
     };
     for ext in ["png", "svg"] {
-        plots::score_curve(&curve_plot, &dir.join(format!("score_curve.{ext}")))?;
+        plots::score_curve(&curve_plot, &dir.join(format!("{}.{ext}", FIGURES[0])))?;
         if convergence.iterations.len() > 1 {
-            plots::convergence(&convergence, &dir.join(format!("convergence.{ext}")))?;
+            plots::convergence(&convergence, &dir.join(format!("{}.{ext}", FIGURES[1])))?;
         }
         if let Some(plot) = groups.and_then(|(g, title)| group_plot(g, title)) {
-            plots::group_comparison(&plot, &dir.join(format!("groups.{ext}")))?;
+            plots::group_comparison(&plot, &dir.join(format!("{}.{ext}", FIGURES[2])))?;
         }
     }
-    eprintln!("figures written to {}", dir.display());
+    if !quiet {
+        eprintln!("figures written to {}", dir.display());
+    }
     Ok(())
+}
+
+/// The whole analysis as one JSON object.
+fn to_json(curve: &ScoreCurve, report: &FitReport, grouped: Option<&(Vec<GroupFit>, String)>, with_z: bool) -> Result<serde_json::Value> {
+    use serde_json::json;
+    let groups = grouped.map(|(fits, title)| {
+        let diffs = if with_z { compare(fits) } else { vec![None; fits.len()] };
+        let list: Vec<serde_json::Value> = fits
+            .iter()
+            .zip(diffs)
+            .map(|(g, diff)| {
+                let z = diff.map(|d| {
+                    let columns = g.fit.as_ref().map(|f| f.columns.clone()).unwrap_or_default();
+                    columns.iter().zip(d).map(|(c, d)| (c.clone(), json!(d.map(|d| d.z)))).collect::<serde_json::Map<_, _>>()
+                });
+                json!({
+                    "name": g.name,
+                    "games": g.games,
+                    "decisive_games": g.decisive_games,
+                    "rows": g.rows,
+                    "fit": g.fit.as_ref().map(FitReport::to_json),
+                    "note": g.note,
+                    "z": z,
+                })
+            })
+            .collect();
+        json!({ "title": title, "groups": list })
+    });
+    Ok(json!({
+        "score_curve": serde_json::to_value(curve)?,
+        "fit": report.to_json(),
+        "groups": groups,
+    }))
 }
 
 pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
@@ -248,6 +294,23 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
         && (args.player.is_some() || args.group_by.as_ref().is_some_and(|k| *k != GroupKey::Player))
     {
         bail!("{dataset}: --group-by and --player read PGN tags; datasets have none (use --compare, or extract the PGN)");
+    }
+    check_threads("--threads", args.read.threads, args.fit.force)?;
+    let mut plan = OutputPlan::new(args.fit.force);
+    for input in &args.inputs {
+        plan.input(Path::new(input));
+    }
+    args.fit.plan_outputs(&mut plan)?;
+    if let Some(dir) = &args.plot {
+        plan.folder(dir)?;
+        // A folder still to be made holds nothing to replace.
+        if dir.is_dir() {
+            for figure in FIGURES {
+                for ext in ["png", "svg"] {
+                    plan.output(&dir.join(format!("{figure}.{ext}")), OutputKind::Figure)?;
+                }
+            }
+        }
     }
     let mut config = args.read.config(1)?;
     let key = args.group_by.clone();
@@ -285,14 +348,11 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
         bail!("no rows to analyse{}", args.player.as_ref().map_or(String::new(), |p| format!(" (no game of '{p}')")));
     }
     let name = if args.inputs.len() == 1 { stem(&args.inputs[0]) } else { format!("{} inputs", args.inputs.len()) };
+    let features = args.fit.feature_sets(&all.columns)?;
 
     let curve = score_curve(&all, &scale)?;
-    print_curve(&curve)?;
-    outln!()?;
     fit_config.trace = true;
     let report = fit(&all, &fit_config).context("fitting all rows")?;
-    outln!("Piece values, all games:")?;
-    out!("{}", report.to_text())?;
 
     let mut grouped = None;
     if key.is_some() || args.compare {
@@ -314,10 +374,21 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
             Some(k) => format!("Piece values by {}", format!("{k:?}").to_lowercase().replace("tag(\"", "").replace("\")", "")),
             None => "Piece values by input".to_string(),
         };
-        outln!("\n{title} (values with 95% intervals{}):", if args.compare { "; z: difference from the first group over its standard error" } else { "" })?;
-        print_groups(&fits, args.compare)?;
         grouped = Some((fits, title));
     }
+    if args.fit.json {
+        outln!("{}", serde_json::to_string_pretty(&to_json(&curve, &report, grouped.as_ref(), args.compare)?)?)?;
+    } else {
+        print_curve(&curve)?;
+        outln!()?;
+        outln!("Piece values, all games:")?;
+        out!("{}", args.fit.text(&report))?;
+        if let Some((fits, title)) = &grouped {
+            outln!("\n{title} (values with 95% intervals{}):", if args.compare { "; z: difference from the first group over its standard error" } else { "" })?;
+            print_groups(fits, args.compare)?;
+        }
+    }
+    args.fit.write_files(&report, &features, &name)?;
     if let Some(dir) = &args.plot {
         // Without groups, the comparison chart shows how the values depend
         // on the way draws are modelled.
@@ -330,7 +401,7 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
             }
             grouped = Some((models, "Piece values by draw model".to_string()));
         }
-        write_plots(dir, &curve, &report, grouped.as_ref().map(|(f, t)| (f.as_slice(), t.as_str())), &name)?;
+        write_plots(dir, &curve, &report, grouped.as_ref().map(|(f, t)| (f.as_slice(), t.as_str())), &name, args.read.quiet)?;
     }
     Ok(())
 }

@@ -7,13 +7,10 @@ use clap::Args;
 use shakmaty::fen::Fen;
 use shakmaty::Chess;
 
+use super::values::whole;
 use crate::engine::Evaluator;
 use crate::engine::bench::{DEFAULT_BENCH_DEPTH, run_bench};
-use crate::weights::{PRESETS, Weights};
-
-fn presets_help() -> String {
-    PRESETS.iter().map(|(name, about, _)| format!("{name} ({about})")).collect::<Vec<_>>().join("; ")
-}
+use crate::weights::Weights;
 
 /// Which weights the engine plays with.
 #[derive(Debug, Clone, Args)]
@@ -27,7 +24,8 @@ pub struct WeightsArg {
 impl WeightsArg {
     /// The weights.
     pub fn load(&self) -> Result<Weights> {
-        Weights::resolve(&self.weights).with_context(|| format!("--weights (presets: {})", presets_help()))
+        // The error names the file, or lists the presets once.
+        Weights::resolve(&self.weights).context("--weights")
     }
 
     /// The evaluator for the weights.
@@ -55,7 +53,7 @@ pub(super) fn run_uci(args: UciCommand) -> Result<()> {
 #[derive(Debug, Args)]
 pub struct BenchCommand {
     /// Search depth for every position.
-    #[arg(long, short, default_value_t = DEFAULT_BENCH_DEPTH)]
+    #[arg(long, short, default_value_t = DEFAULT_BENCH_DEPTH, allow_negative_numbers = true, value_parser = whole::<u32>(1, i128::from(crate::engine::params::MAX_DEPTH)))]
     pub depth: u32,
 
     #[command(flatten)]

@@ -1,11 +1,13 @@
 //! `pgntune extract`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::progress::ReadProgress;
+use super::values::{at_least_u32, at_least_usize, check_threads};
+use crate::atomic::{OutputKind, OutputPlan};
 use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
 use crate::dataset::{Format, RowWriter, create_writer};
 use crate::features::FeatureLayout;
@@ -49,7 +51,7 @@ pub struct ReadArgs {
     pub eval_labels: bool,
 
     /// A position is quiet once this many plies have passed since the last capture, promotion or check.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = 2, value_name = "N", allow_negative_numbers = true, value_parser = at_least_u32(0))]
     pub quiet_plies: u32,
 
     /// Moves that reset the quiet counter: a comma-separated subset of capture,promotion,check, or none.
@@ -61,11 +63,11 @@ pub struct ReadArgs {
     pub emit: EmitMode,
 
     /// Never emit positions from the first N plies of a game (opening moves).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", allow_negative_numbers = true, value_parser = at_least_u32(0))]
     pub skip_plies: u32,
 
     /// Read at most N plies of each game.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_u32(1))]
     pub max_plies: Option<u32>,
 
     /// Games whose [Result] is "*" or missing: skip them, or keep them as draws (as pgnlearn did).
@@ -76,11 +78,11 @@ pub struct ReadArgs {
     #[arg(long, value_enum, default_value_t = BadGames::Cut)]
     pub bad_games: BadGames,
 
-    /// Worker threads (default: one per core). The output does not depend on it.
-    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true)]
+    /// Worker threads (default: one per core; more than 4 per core needs --force). The output does not depend on it.
+    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
     pub threads: usize,
 
-    /// No progress bar and no summary line.
+    /// Quiet: no progress bar and no summary line; warnings (such as illegal moves) and errors are still shown.
     #[arg(long = "silent", short = 'q')]
     pub quiet: bool,
 }
@@ -131,7 +133,9 @@ impl ReadArgs {
 #[command(after_help = "Output formats come from the file extension: .mat (pgnlearn's text matrix), .csv, .tsv, .parquet \
 (sparse list columns for layouts over 64 columns), .epd (FEN c9 \"1-0\"; for Texel tuners), .ijv (sparse i j v triplets for \
 Octave's spconvert and R's sparseMatrix); use --format octave for Octave's text format (load gives matrices X and y). \
-Inputs may be plain, gzip, zstd or bzip2 PGN (recognised by content); '-' reads standard input.")]
+Inputs may be plain, gzip, zstd or bzip2 PGN (recognised by content); '-' reads standard input. \
+An output of '-' writes standard output (with --format). An existing output is replaced only if it is an earlier output \
+of the same kind (recognised by its content), or with --force; an output can never be one of the inputs.")]
 pub struct ExtractArgs {
     /// PGN files (plain, .gz, .zst, .bz2), or - for standard input.
     #[arg(required = true, value_name = "INPUT")]
@@ -161,6 +165,10 @@ pub struct ExtractArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
+    /// Replace existing outputs that pgntune did not write, and allow -j far above the core count.
+    #[arg(long)]
+    pub force: bool,
+
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -177,6 +185,22 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
 
     let inputs: Vec<InputSource> = args.inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&inputs)?;
+    check_threads("--threads", args.read.threads, args.force)?;
+    // Check every output before reading anything: none may be an input or
+    // another output, and existing files are replaced only when allowed.
+    let mut plan = OutputPlan::new(args.force).allow_stdout();
+    for input in &args.inputs {
+        plan.input(Path::new(input));
+    }
+    for path in &args.outputs {
+        if crate::atomic::is_stdout(path) && args.format.is_none() {
+            bail!("-o -: standard output has no extension to take the format from; give --format");
+        }
+        plan.output(path, OutputKind::Dataset(Format::resolve(path, args.format)?))?;
+    }
+    if let Some(path) = &args.score_table {
+        plan.output(path, OutputKind::ScoreTable)?;
+    }
 
     // Create every output (under temporary names) before reading anything,
     // so that a bad output path fails at once and nothing is left behind.
@@ -203,14 +227,23 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
     });
     progress.finish();
     let stats = stats?;
+    no_game_found(&stats, &args.inputs)?;
     for w in writers {
         w.finish()?;
     }
     if let (Some(table), Some(path)) = (score_table, &args.score_table) {
         table.write_csv(path)?;
     }
-    if !args.read.quiet {
-        report(&stats);
+    report(&stats, args.read.quiet);
+    Ok(())
+}
+
+/// Fails when the inputs had content but no PGN game at all (a binary or
+/// foreign file), rather than writing empty outputs as if all were well.
+pub(super) fn no_game_found(stats: &ExtractStats, inputs: &[String]) -> Result<()> {
+    if stats.found_no_game() {
+        let what = if inputs.len() == 1 { inputs[0].clone() } else { format!("the {} inputs", inputs.len()) };
+        bail!("{what}: no PGN game found (not a PGN file?)");
     }
     Ok(())
 }
@@ -231,8 +264,9 @@ pub(super) fn check_inputs(inputs: &[InputSource]) -> Result<()> {
     Ok(())
 }
 
-/// Prints the problems (the first few in full) and the summary line on standard error.
-pub(super) fn report(stats: &ExtractStats) {
+/// Prints the problems (the first few in full) and, unless `quiet`, the
+/// summary line on standard error.
+pub(super) fn report(stats: &ExtractStats, quiet: bool) {
     for problem in &stats.problems {
         eprintln!("pgntune: warning: {problem}");
     }
@@ -240,5 +274,7 @@ pub(super) fn report(stats: &ExtractStats) {
     if unreported > 0 {
         eprintln!("pgntune: warning: {unreported} more problems not shown");
     }
-    eprintln!("{}", stats.summary_line());
+    if !quiet {
+        eprintln!("{}", stats.summary_line());
+    }
 }

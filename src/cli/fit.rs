@@ -1,14 +1,15 @@
 //! `pgntune fit` and `pgntune tune`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::extract::{ReadArgs, check_inputs, report};
+use super::extract::{ReadArgs, check_inputs, no_game_found, report};
 use super::progress::ReadProgress;
 use super::tune::{SolverArg, TunerArgs, TunerOutputs, TunerSettings, run_tuner};
-use crate::atomic::AtomicFile;
+use super::values::{at_least, at_least_usize, check_threads, non_negative, open_fraction, positive};
+use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
 use crate::dataset::load::{LoadOptions, load, load_positions};
 use crate::dataset::positions::Positions;
 use crate::features::FeatureLayout;
@@ -30,7 +31,7 @@ pub struct FitArgs {
     pub loss: Loss,
 
     /// L2 penalty λ·Σθ² added to the mean loss (the article's value by default; never on the intercept).
-    #[arg(long, default_value_t = 1e-6, value_name = "λ")]
+    #[arg(long, default_value_t = 1e-6, value_name = "λ", allow_negative_numbers = true, value_parser = non_negative)]
     pub lambda: f64,
 
     /// Fit an intercept (white's first-move edge). Without it, equal material means an even game.
@@ -42,27 +43,27 @@ pub struct FitArgs {
     pub solver: SolverArg,
 
     /// Gradient-norm tolerance for convergence, on the logistic scale [default: 1e-9; 1e-7 for the whole-evaluation tuner].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = positive)]
     pub tol: Option<f64>,
 
     /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000 (500 for the whole-evaluation tuner), newton 100, gd 10000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub iters: Option<u64>,
 
     /// Step size of gd.
-    #[arg(long, default_value_t = 1.0, value_name = "α")]
+    #[arg(long, default_value_t = 1.0, value_name = "α", allow_negative_numbers = true, value_parser = positive)]
     pub alpha: f64,
 
     /// Bootstrap: refit on N resamples of whole games and report 95% percentile intervals.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(2))]
     pub bootstrap: Option<usize>,
 
     /// Hold out this fraction of games, fit on the rest, and report held-out log-loss and accuracy.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = open_fraction)]
     pub holdout: Option<f64>,
 
     /// Seed for --bootstrap and --holdout.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = at_least(0))]
     pub seed: u64,
 
     /// Print one JSON object instead of the table.
@@ -78,33 +79,24 @@ pub struct FitArgs {
     pub trace: Option<PathBuf>,
 
     /// With gd, print the trajectory every N iterations, as pgnlearn did [default: a tenth of the steps].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub print_every: Option<u64>,
+
+    /// Replace existing --weights-out and --trace files that pgntune did not write (and, reading PGN, allow -j far above the core count).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl FitArgs {
-    /// The fit configuration these arguments describe.
+    /// The fit configuration these arguments describe (their ranges are
+    /// checked as they are parsed).
     pub fn fit_config(&self) -> Result<FitConfig> {
-        if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
-            bail!("--lambda must be a non-negative number");
-        }
-        // Written so that NaN is rejected too.
-        if let Some(tol) = self.tol
-            && (tol.is_nan() || tol <= 0.0)
-        {
-            bail!("--tol must be positive");
-        }
         let solver = match self.solver {
             SolverArg::Lbfgs => SolverKind::Lbfgs,
             SolverArg::Newton => SolverKind::Newton,
             SolverArg::Gd => SolverKind::Gd,
             SolverArg::Adam => bail!("--solver adam is for the whole-evaluation tuner (tapered feature sets, or --prior, --freeze, --k, --eval-weight)"),
         };
-        if let Some(f) = self.holdout
-            && !(f > 0.0 && f < 1.0)
-        {
-            bail!("--holdout must be a fraction between 0 and 1");
-        }
         Ok(FitConfig {
             draws: self.draws,
             loss: self.loss,
@@ -121,22 +113,54 @@ impl FitArgs {
         })
     }
 
+    /// Checks the output files (none may be an input or the other output)
+    /// and adds them to `plan`.
+    pub fn plan_outputs(&self, plan: &mut OutputPlan) -> Result<()> {
+        if let Some(path) = &self.weights_out {
+            plan.output(path, OutputKind::Weights)?;
+        }
+        if let Some(path) = &self.trace {
+            plan.output(path, OutputKind::Trace)?;
+        }
+        Ok(())
+    }
+
     fn needs_games(&self) -> bool {
         self.bootstrap.is_some() || self.holdout.is_some()
     }
 
-    /// Prints the report and writes the requested files.
-    fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
-        if let Some(path) = &self.weights_out {
-            report.weights(features, name).save(path)?;
+    /// The feature sets of a dataset's `columns`, for the weights file
+    /// (which `--weights-out` needs: the engine reads sets, not columns).
+    pub fn feature_sets(&self, columns: &[String]) -> Result<Vec<String>> {
+        Ok(match FeatureLayout::from_columns(columns) {
+            Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
+            None if self.weights_out.is_some() => {
+                bail!("--weights-out: the columns {} are not pgntune feature sets, so the engine could not use the weights", columns.join(" "))
+            }
+            None => Vec::new(),
+        })
+    }
+
+    /// Writes the requested files (`--weights-out`, `--trace`); none when
+    /// the weights are not ones the engine could play (a fit on too few
+    /// games can give a piece a negative value).
+    pub fn write_files(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
+        let weights = self.weights_out.as_ref().map(|_| report.weights(features, name));
+        if let Some(Err(e)) = weights.as_ref().map(|w| w.validate()) {
+            bail!("--weights-out: the fitted weights cannot be played, so nothing was written: {e}");
+        }
+        if let (Some(path), Some(weights)) = (&self.weights_out, &weights) {
+            weights.save(path)?;
         }
         if let Some(path) = &self.trace {
             AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
         }
-        if self.json {
-            outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
-            return Ok(());
-        }
+        Ok(())
+    }
+
+    /// The report as text: gd's trajectory (every `--print-every`), the
+    /// table, and the values on one line.
+    pub fn text(&self, report: &FitReport) -> String {
         let mut text = String::new();
         if self.solver == SolverArg::Gd {
             let every = self.print_every.unwrap_or_else(|| (report.iterations / 10).max(1));
@@ -149,49 +173,11 @@ impl FitArgs {
                 report.columns.iter().zip(values).map(|(c, v)| format!("{c} {}", crate::fit::report::format_g6(*v))).collect();
             text.push_str(&format!("\nvalues: {}\n", values.join("  ")));
         }
-        out!("{text}")?;
-        Ok(())
+        text
     }
-}
 
-/// Arguments of `pgntune fit`.
-#[derive(Debug, Args)]
-pub struct FitCommand {
-    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners.
-    #[arg(required = true, value_name = "DATASET")]
-    pub datasets: Vec<PathBuf>,
-
-    #[command(flatten)]
-    pub fit: FitArgs,
-
-    #[command(flatten)]
-    pub tuner: TunerArgs,
-
-    /// The feature sets of positions read from EPD files.
-    #[arg(long, default_value = "full", value_name = "SETS")]
-    pub epd_features: String,
-
-    /// Stop at the first bad EPD line instead of reporting and skipping it.
-    #[arg(long)]
-    pub strict: bool,
-
-    /// Worker threads (default: one per core). The result does not depend on it.
-    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true)]
-    pub threads: usize,
-
-    /// No progress and no warnings on standard error.
-    #[arg(long = "silent", short = 'q')]
-    pub quiet: bool,
-}
-
-impl FitArgs {
     /// The whole-evaluation settings these arguments give.
     fn tuner_settings(&self, threads: usize) -> Result<TunerSettings> {
-        if let Some(f) = self.holdout
-            && !(f > 0.0 && f < 1.0)
-        {
-            bail!("--holdout must be a fraction between 0 and 1");
-        }
         if self.draws == DrawMode::Ordinal || self.bootstrap.is_some() || self.intercept {
             bail!("--draws ordinal, --bootstrap and --intercept belong to the article's material model; the whole-evaluation tuner does not offer them");
         }
@@ -220,14 +206,59 @@ impl FitArgs {
     fn outputs(&self, quiet: bool) -> TunerOutputs<'_> {
         TunerOutputs { json: self.json, weights_out: self.weights_out.as_ref(), trace: self.trace.as_ref(), quiet }
     }
+
+    /// Prints the report and writes the requested files.
+    fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
+        if self.json {
+            outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
+        } else {
+            out!("{}", self.text(report))?;
+        }
+        self.write_files(report, features, name)
+    }
+}
+
+/// Arguments of `pgntune fit`.
+#[derive(Debug, Args)]
+pub struct FitCommand {
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners.
+    #[arg(required = true, value_name = "DATASET")]
+    pub datasets: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub fit: FitArgs,
+
+    #[command(flatten)]
+    pub tuner: TunerArgs,
+
+    /// The feature sets of positions read from EPD files.
+    #[arg(long, default_value = "full", value_name = "SETS")]
+    pub epd_features: String,
+
+    /// Stop at the first bad EPD line instead of reporting and skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Worker threads (default: one per core; more than 4 per core needs --force). The result does not depend on it.
+    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
+    pub threads: usize,
+
+    /// Quiet: no progress bar and no notes; warnings and errors are still shown.
+    #[arg(long = "silent", short = 'q')]
+    pub quiet: bool,
 }
 
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
+    let mut plan = OutputPlan::new(args.fit.force);
     for path in &args.datasets {
         if path.is_dir() {
             bail!("{}: is a directory, not a dataset", path.display());
         }
+        plan.input(path);
     }
+    args.fit.plan_outputs(&mut plan)?;
+    args.tuner.plan_outputs(&mut plan)?;
+    check_threads("--threads", args.threads, args.fit.force)?;
     let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     // pgnlearn's .mat files hold the article's material rows: the dense fitter's.
     let pgnlearn = args.datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
@@ -236,13 +267,11 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
         let options = LoadOptions { epd_layout, strict: args.strict };
         match load_positions(&args.datasets, &options) {
             Ok((positions, load_report)) => {
-                if !args.quiet {
-                    for (file, problem) in &load_report.problems {
-                        eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
-                    }
-                    if load_report.bad_lines > load_report.problems.len() as u64 {
-                        eprintln!("pgntune: warning: {} more bad lines skipped", load_report.bad_lines - load_report.problems.len() as u64);
-                    }
+                for (file, problem) in &load_report.problems {
+                    eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
+                }
+                if load_report.bad_lines > load_report.problems.len() as u64 {
+                    eprintln!("pgntune: warning: {} more bad lines skipped", load_report.bad_lines - load_report.problems.len() as u64);
                 }
                 if args.fit.wants_tuner(positions.layout(), &args.tuner) {
                     let settings = args.fit.tuner_settings(args.threads)?;
@@ -257,14 +286,8 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     }
     let config = args.fit.fit_config()?;
     let rows = load(&args.datasets, args.fit.needs_games())?;
+    let features = args.fit.feature_sets(&rows.columns)?;
     let report = fit(&rows, &config)?;
-    let features = match FeatureLayout::from_columns(&rows.columns) {
-        Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
-        None if args.fit.weights_out.is_some() => {
-            bail!("--weights-out: the columns {} are not pgntune feature sets, so the engine could not use the weights", rows.columns.join(" "))
-        }
-        None => Vec::new(),
-    };
     args.fit.finish(&report, &features, &name)
 }
 
@@ -303,6 +326,13 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&sources)?;
+    check_threads("--threads", args.read.threads, args.fit.force)?;
+    let mut plan = OutputPlan::new(args.fit.force);
+    for input in &inputs {
+        plan.input(Path::new(input));
+    }
+    args.fit.plan_outputs(&mut plan)?;
+    args.tuner.plan_outputs(&mut plan)?;
     let name = inputs[0].rsplit('/').next().unwrap_or("tune").split('.').next().unwrap_or("tune").to_string();
     if args.fit.wants_tuner(&extract_config.layout, &args.tuner) {
         let settings = args.fit.tuner_settings(args.read.threads)?;
@@ -317,9 +347,8 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
         });
         progress.finish();
         let stats = stats?;
-        if !args.read.quiet {
-            report(&stats);
-        }
+        no_game_found(&stats, &inputs)?;
+        report(&stats, args.read.quiet);
         positions.shrink_to_fit();
         run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(args.read.quiet), &name)?;
         return Ok(());
@@ -334,9 +363,8 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     });
     progress.finish();
     let stats = stats?;
-    if !args.read.quiet {
-        report(&stats);
-    }
+    no_game_found(&stats, &inputs)?;
+    report(&stats, args.read.quiet);
     let mut rows = merger.finish();
     // Games without quiet positions still count as games read and used.
     rows.game_count = Some(stats.games_used);

@@ -26,10 +26,12 @@ mod analyze;
 mod engine;
 mod extract;
 mod fit;
+mod matches;
 mod play;
 mod stats;
 mod tune;
 pub mod progress;
+mod values;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -65,20 +67,48 @@ enum Command {
     /// Play one game between two weight sets with the bundled engine and print it as PGN.
     Play(play::PlayCommand),
     /// Play a match or gauntlet: bundled engines in-process, other engines over UCI; Elo, pairs and SPRT.
-    Match(play::MatchCommand),
+    Match(matches::MatchCommand),
     /// Do these weights play better? A match against a baseline that stops when the SPRT decides.
-    Verify(play::VerifyCommand),
+    Verify(matches::VerifyCommand),
     /// Generate training games by self-play with varied openings and varied piece values.
-    Selfplay(play::SelfplayCommand),
+    Selfplay(matches::SelfplayCommand),
     /// Build an opening suite (EPD) from the positions after N plies of a game collection.
     Openings(play::OpeningsCommand),
     /// Elo, LOS and SPRT from win/draw/loss or game-pair counts.
     Stats(stats::StatsCommand),
 }
 
+/// Parses the command line. Help and version are printed as clap formats
+/// them (exit 0); a usage error is one line on standard error, like every
+/// other error, with exit code 2.
+pub fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    Cli::try_parse().map_err(|err| match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(if err.use_stderr() { 2 } else { 0 })
+        }
+        _ => {
+            let _ = writeln!(io::stderr(), "pgntune: {}", one_line(&err.to_string()));
+            ExitCode::from(2)
+        }
+    })
+}
+
+/// The first paragraph of a clap error (the message and the arguments it
+/// names, without the usage and tips) on one line.
+fn one_line(message: &str) -> String {
+    let paragraph: Vec<&str> = message.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    paragraph.join(" ").trim_end_matches(':').to_string()
+}
+
 /// Runs the parsed command line and maps the outcome to an exit code:
 /// 0 on success, 2 on any error (bad input, unreadable or unwritable files).
 pub fn run(cli: Cli) -> ExitCode {
+    // An interrupted run leaves no temporary file behind (exit 130 or 143).
+    if let Err(e) = crate::atomic::remove_on_signals() {
+        let _ = writeln!(io::stderr(), "pgntune: warning: cannot catch SIGINT/SIGTERM ({e}): an interrupted run may leave temporary files");
+    }
     let outcome = match cli.command {
         Command::Extract(args) => extract::run(args),
         Command::Fit(args) => fit::run_fit(args),
@@ -88,9 +118,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Eval(args) => engine::run_eval(args),
         Command::Analyze(args) => analyze::run_analyze(args),
         Command::Play(args) => play::run_play(args),
-        Command::Match(args) => play::run_match_command(args),
-        Command::Verify(args) => play::run_verify(args),
-        Command::Selfplay(args) => play::run_selfplay(args),
+        Command::Match(args) => matches::run_match_command(args),
+        Command::Verify(args) => matches::run_verify(args),
+        Command::Selfplay(args) => matches::run_selfplay(args),
         Command::Openings(args) => play::run_openings(args),
         Command::Stats(args) => stats::run_stats(args),
     };

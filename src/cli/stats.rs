@@ -3,6 +3,7 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
+use super::values::at_least;
 use crate::stats::{Penta, Report, SprtConfig, Wdl};
 
 /// Arguments of `pgntune stats`.
@@ -10,11 +11,11 @@ use crate::stats::{Penta, Report, SprtConfig, Wdl};
 #[command(after_help = "Examples:\n  pgntune stats --wdl 136 111 96\n  pgntune stats --penta 379 10170 21828 10640 343 --sprt 'elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized'")]
 pub struct StatsCommand {
     /// Wins, draws and losses of the first engine.
-    #[arg(long, num_args = 3, value_names = ["W", "D", "L"])]
+    #[arg(long, num_args = 3, value_names = ["W", "D", "L"], allow_negative_numbers = true, value_parser = at_least(0))]
     pub wdl: Option<Vec<u64>>,
 
     /// Game-pair counts: LL, LD, DD+WL, WD, WW (pair scores 0, ½, 1, 1½, 2).
-    #[arg(long, num_args = 5, value_names = ["LL", "LD", "DD+WL", "WD", "WW"])]
+    #[arg(long, num_args = 5, value_names = ["LL", "LD", "DD+WL", "WD", "WW"], allow_negative_numbers = true, value_parser = at_least(0))]
     pub penta: Option<Vec<u64>>,
 
     /// SPRT bounds, e.g. 'elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized'.

@@ -101,6 +101,23 @@ pub struct TunerSettings {
 }
 
 impl TunerArgs {
+    /// Checks `--emit-out` and the `--plot` folder (and its figures) before any work.
+    pub fn plan_outputs(&self, plan: &mut crate::atomic::OutputPlan) -> Result<()> {
+        use crate::atomic::OutputKind;
+        if let Some(path) = &self.emit_out {
+            plan.output(path, OutputKind::Source)?;
+        }
+        if let Some(dir) = &self.plot {
+            plan.folder(dir)?;
+            for name in ["pst_mg", "pst_eg"] {
+                for ext in ["png", "svg"] {
+                    plan.output(&dir.join(format!("{name}.{ext}")), OutputKind::Figure)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// True when an option only the whole-evaluation tuner has was given.
     pub fn asks_for_tuner(&self) -> bool {
         self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.emit.is_some() || self.plot.is_some()
@@ -234,6 +251,7 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
     let report = tune(Arc::new(positions), &config, progress_reporter(outputs.quiet, limit)).context("tuning")?;
     let weights = report.weights(name);
     if let Some(path) = outputs.weights_out {
+        weights.validate().context("--weights-out: the tuned weights cannot be played, so nothing was written")?;
         weights.save(path)?;
     }
     if let Some(path) = outputs.trace {

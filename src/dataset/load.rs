@@ -368,57 +368,91 @@ fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -
     Ok(())
 }
 
-/// Octave's text format as `--format octave` writes it: matrices `X`, `y`,
-/// `game`, `ply` and the string array `features`.
+/// Octave text as `extract --format octave` writes it: `X` (features), `y`
+/// (white's score), `game`, and the column names `features`. Read twice,
+/// so that only `y` and `game` are held in memory.
 fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
-    let text = std::fs::read_to_string(path).map_err(io_error(path))?;
-    let mut matrices: Vec<(String, Vec<Vec<f64>>)> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        let Some(name) = line.strip_prefix("# name: ") else { continue };
-        let kind = lines.next().unwrap_or_default();
-        if kind.contains("string") {
-            let count: usize = lines.next().and_then(|l| l.strip_prefix("# elements: ")).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
-            for _ in 0..count {
-                lines.next(); // # length
-                names.push(lines.next().unwrap_or_default().trim_end().to_string());
-            }
-            continue;
+    let (mut scores, mut game_ids, mut columns) = (Vec::new(), Vec::new(), Vec::new());
+    octave_items(path, |item| {
+        match item {
+            OctaveItem::Row("y", v) => scores.push(v[0]),
+            OctaveItem::Row("game", v) => game_ids.push(v[0]),
+            OctaveItem::Text("features", name) => columns.push(name.to_string()),
+            _ => {}
         }
-        let rows: usize = lines.next().and_then(|l| l.strip_prefix("# rows: ")).and_then(|n| n.trim().parse().ok()).ok_or_else(|| invalid(path, format!("matrix {name}: no row count")))?;
-        lines.next(); // # columns
-        let mut values = Vec::with_capacity(rows);
-        for r in 0..rows {
-            let line = lines.next().ok_or_else(|| invalid(path, format!("matrix {name}: row {} missing", r + 1)))?;
-            let row = line.split_whitespace().map(|t| t.parse::<f64>().map_err(|_| invalid(path, format!("matrix {name}, row {}: '{t}' is not a number", r + 1)))).collect::<Result<Vec<f64>, _>>()?;
-            values.push(row);
-        }
-        matrices.push((name.trim().to_string(), values));
+        Ok(())
+    })?;
+    if columns.is_empty() {
+        return Err(invalid(path, "Octave text without the 'features' names (not written by pgntune extract --format octave)"));
     }
-    let get = |name: &str| matrices.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-    let (x, y) = (get("X").ok_or_else(|| invalid(path, "no matrix X"))?, get("y").ok_or_else(|| invalid(path, "no vector y"))?);
-    if x.len() != y.len() {
-        return Err(invalid(path, format!("X has {} rows, y {}", x.len(), y.len())));
-    }
-    let width = x.first().map_or(names.len(), Vec::len);
-    if names.len() != width {
-        names = (1..=width).map(|i| format!("x{i}")).collect();
-    }
-    consumer.columns(path, names)?;
-    let game = get("game");
+    let width = columns.len();
+    consumer.columns(path, columns)?;
+    let mut row = 0usize;
     let mut pairs = Vec::new();
-    for (i, (row, y)) in x.iter().zip(y).enumerate() {
-        let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
-        if row.len() != width {
-            return Err(at(format!("{} values, the first row has {width}", row.len())));
+    octave_items(path, |item| {
+        let OctaveItem::Row("X", x) = item else { return Ok(()) };
+        let at = |msg: String| invalid(path, format!("row {} of X: {msg}", row + 1));
+        if x.len() != width {
+            return Err(at(format!("{} columns, but {width} feature names", x.len())));
         }
-        let score = y.first().copied().unwrap_or(f64::NAN);
+        let score = *scores.get(row).ok_or_else(|| at("no result in y".into()))?;
         let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-        let g = game.and_then(|g| g.get(i)).and_then(|r| r.first().copied());
-        nonzero(row, &mut pairs);
-        let id = games.id(g);
+        let id = games.id(game_ids.get(row).copied());
+        nonzero(x, &mut pairs);
         consumer.row(Row { values: &pairs, result, eval: f32::NAN }, id).map_err(at)?;
+        row += 1;
+        Ok(())
+    })?;
+    if row != scores.len() {
+        return Err(invalid(path, format!("{row} rows in X but {} results in y", scores.len())));
+    }
+    Ok(())
+}
+
+/// One variable of an Octave text file, as far as the reader needs it.
+enum OctaveItem<'a> {
+    /// A row of the numeric matrix `name`.
+    Row(&'a str, &'a [f64]),
+    /// An element of the string array `name`.
+    Text(&'a str, &'a str),
+}
+
+/// Walks the variables of an Octave text file, calling `visit` for every
+/// matrix row and string element.
+fn octave_items(path: &Path, mut visit: impl FnMut(OctaveItem<'_>) -> Result<(), DatasetError>) -> Result<(), DatasetError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut lines = BufReader::new(file).lines().enumerate();
+    let mut name = String::new();
+    let mut numbers = Vec::new();
+    while let Some((n, line)) = lines.next() {
+        let line = line.map_err(io_error(path))?;
+        let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
+        let header = |key: &str| line.strip_prefix("# ").and_then(|l| l.strip_prefix(key)).map(|v| v.trim().to_string());
+        if let Some(v) = header("name:") {
+            name = v;
+        } else if let Some(rows) = header("rows:") {
+            let rows: u64 = rows.parse().map_err(|_| at(format!("'{rows}' is not a row count")))?;
+            let Some((_, Ok(columns))) = lines.next() else { return Err(at("a matrix without its column count".into())) };
+            let columns: usize = columns.strip_prefix("# columns:").and_then(|c| c.trim().parse().ok()).ok_or_else(|| at("a matrix without its column count".into()))?;
+            for _ in 0..rows {
+                let Some((m, row)) = lines.next() else { return Err(at(format!("matrix '{name}' ends before its {rows} rows"))) };
+                let row = row.map_err(io_error(path))?;
+                numbers.clear();
+                for t in row.split_whitespace() {
+                    numbers.push(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("line {}: '{t}' is not a number", m + 1)))?);
+                }
+                if numbers.len() != columns {
+                    return Err(invalid(path, format!("line {}: {} numbers in a matrix of {columns} columns", m + 1, numbers.len())));
+                }
+                visit(OctaveItem::Row(&name, &numbers))?;
+            }
+        } else if let Some(elements) = header("elements:") {
+            let elements: u64 = elements.parse().map_err(|_| at(format!("'{elements}' is not an element count")))?;
+            for _ in 0..elements {
+                let (Some(_), Some((_, Ok(text)))) = (lines.next(), lines.next()) else { return Err(at(format!("string array '{name}' ends early"))) };
+                visit(OctaveItem::Text(&name, text.trim_end()))?;
+            }
+        }
     }
     Ok(())
 }

@@ -283,29 +283,13 @@ fn units_to_cp(units: i64, per_cp: i64) -> i32 {
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let width = self
-            .terms
-            .iter()
-            .map(|t| t.column.len())
-            .max()
-            .unwrap_or(0)
-            .max(10);
-        writeln!(
-            f,
-            "phase {} of 24 (24 = all pieces on the board)",
-            self.phase
-        )?;
-        writeln!(
-            f,
-            "{:<width$} {:>8} {:>10}",
-            "feature", "value", "cp (white)"
-        )?;
+        let width = self.terms.iter().map(|t| t.column.len()).max().unwrap_or(0).max(10);
+        writeln!(f, "phase {} of 24 (24 = all pieces on the board)", self.phase)?;
+        writeln!(f, "{:<width$} {:>8} {:>10}", "feature", "value", "cp (white)")?;
         for term in &self.terms {
-            writeln!(
-                f,
-                "{:<width$} {:>8.4} {:>10.2}",
-                term.column, term.value, term.centipawns
-            )?;
+            // Counts as whole numbers, a tapered column's phase share with its fraction.
+            let value = if term.value.fract() == 0.0 { format!("{:.0}", term.value) } else { format!("{:.4}", term.value) };
+            writeln!(f, "{:<width$} {:>8} {:>10.2}", term.column, value, term.centipawns)?;
         }
         writeln!(f, "total: {} cp for white, {} cp for the side to move", self.white, self.side_to_move)
     }

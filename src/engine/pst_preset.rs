@@ -196,7 +196,8 @@ pub fn pst_value(phase_block: usize, role: Role, square: Square) -> i32 {
 }
 
 /// The built-in PST preset as a weights file: `features = ["pst"]`,
-/// `scale = 1`, one weight per non-zero column in centipawns, so that the
+/// `scale = 1`, one weight per non-zero column in centipawns (the others
+/// take `default = 0`), so that the
 /// evaluation is `Σ (mg · phase + eg · (24 - phase)) / 24` centipawns.
 pub fn pst_preset() -> Weights {
     let mut weights = BTreeMap::new();
@@ -221,6 +222,7 @@ pub fn pst_preset() -> Weights {
         features: vec![FeatureSet::Pst.name().to_string()],
         scale: 1.0,
         intercept: None,
+        default: Some(0.0),
         weights,
     }
 }

@@ -206,14 +206,18 @@ impl RowMerger {
     }
 
     /// Adds all of `rows`: game by game (their ids offset by `id_base`, to
-    /// keep them apart from other inputs') when both track games, else as
-    /// counts.
+    /// keep them apart from other inputs') when `rows` knows its games, so
+    /// that games are counted (and tracked, if this merger tracks them);
+    /// else as counts.
     pub fn add_merged(&mut self, rows: &MergedRows, id_base: u64) {
         match &rows.games {
-            Some(games) if self.track_games => {
+            Some(games) => {
+                // Units past the games are rows that came without a game id.
+                let real = rows.game_count.unwrap_or(0) as usize;
                 for (g, game) in games.iter().enumerate() {
+                    let id = (g < real).then_some(id_base + g as u64);
                     for &r in &game.rows {
-                        self.add(rows.row(r as usize), game.result, Some(id_base + g as u64));
+                        self.add(rows.row(r as usize), game.result, id);
                     }
                 }
             }

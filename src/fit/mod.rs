@@ -319,6 +319,9 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
         Some((fraction, seed)) => Some(uncertainty::holdout(rows, config, param, fraction, seed)?),
         None => None,
     };
+    if holdout.as_ref().is_some_and(|h| !h.by_game) {
+        warnings.push("the input has no game ids: the holdout split rows, not games, so rows of one game fall on both sides (which flatters the held-out metrics)".into());
+    }
     if holdout.as_ref().is_some_and(|h| !h.converged) {
         warnings.push("the fit on the training games did not converge: the holdout metrics are of an unfinished fit".into());
     }

@@ -145,12 +145,12 @@ impl FitReport {
         }
         if let Some(h) = &self.holdout {
             out.push_str(&format!(
-                "\nholdout: {:.0}% of {} held out (seed {}): {} / {} games\n",
+                "\nholdout: {:.0}% of {units} held out (seed {}): {} / {} {units}\n",
                 h.fraction * 100.0,
-                if h.by_game { "games" } else { "rows" },
                 h.seed,
                 h.games.0,
-                h.games.1
+                h.games.1,
+                units = if h.by_game { "games" } else { "rows" },
             ));
             out.push_str(&format!("  {:<10} {:>10} {:>10} {:>10}\n", "", "rows", "log-loss", "accuracy"));
             for (name, m) in [("training", h.train), ("held out", h.test)] {
@@ -275,6 +275,7 @@ impl FitReport {
             features: features.to_vec(),
             scale,
             intercept: self.intercept.map(|(b, _)| b),
+            default: None,
             weights: self.columns.iter().cloned().zip(self.theta.iter().copied()).collect(),
         }
     }

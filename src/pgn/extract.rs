@@ -147,6 +147,9 @@ impl std::fmt::Display for Problem {
 pub struct ExtractStats {
     /// Games found in the inputs.
     pub games_read: u64,
+    /// Of them, games with at least one tag pair: bytes that are not PGN
+    /// at all can still parse as a game of stray tokens, never with tags.
+    pub games_with_tags: u64,
     /// Games that contributed positions (including games cut at a bad move).
     pub games_used: u64,
     /// Skipped: `[Result]` is `*`, missing or malformed.
@@ -180,6 +183,13 @@ pub struct ExtractStats {
 }
 
 impl ExtractStats {
+    /// True when the inputs had content but not one PGN game: neither a
+    /// game with tags nor one that gave positions (binary or foreign files).
+    /// Empty inputs are an empty collection, not an error.
+    pub fn found_no_game(&self) -> bool {
+        self.text_bytes > 0 && self.games_with_tags == 0 && self.games_used == 0
+    }
+
     /// Games skipped for any reason.
     pub fn games_skipped(&self) -> u64 {
         self.skipped_unknown_result + self.skipped_variant + self.skipped_bad_fen + self.skipped_bad_moves + self.skipped_unreadable
@@ -187,6 +197,7 @@ impl ExtractStats {
 
     fn merge(&mut self, other: &ExtractStats) {
         self.games_read += other.games_read;
+        self.games_with_tags += other.games_with_tags;
         self.games_used += other.games_used;
         self.skipped_unknown_result += other.skipped_unknown_result;
         self.skipped_variant += other.skipped_variant;
@@ -446,11 +457,17 @@ where
         let mut reader = pgn_reader::Reader::build(stream.reader).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
         let mut visitor = RecordVisitor::new(input_no, &config.tags).with_evals(config.labels);
         let mut joiner = Joiner::default();
+        let (text_before, games_before) = (counters.text.load(Ordering::Relaxed), index);
         let mut more = true;
         while more {
             match reader.read_game(&mut visitor) {
                 Ok(None) => {
                     joiner.finish(&mut complete);
+                    // An input with text but not a single game is not PGN
+                    // (a binary file, say): an unreadable "game" says so.
+                    if complete.is_empty() && index == games_before && counters.text.load(Ordering::Relaxed) > text_before {
+                        complete.push(GameRecord { input: input_no, number: 1, parse_error: Some("no PGN game in this input".into()), ..GameRecord::default() });
+                    }
                     more = false;
                 }
                 Ok(Some(records)) => records.into_iter().for_each(|r| joiner.push(r, &mut complete)),
@@ -569,6 +586,7 @@ fn process_game(
     leaf_terms: &mut Vec<TermValue>,
 ) {
     stats.games_read += 1;
+    stats.games_with_tags += u64::from(game.has_tags);
     if let Some(message) = &game.parse_error {
         stats.skipped_unreadable += 1;
         note_problem(stats, file, game, None, format!("unreadable PGN: {message}"));
@@ -591,6 +609,10 @@ fn process_game(
         None if config.unknown_result == UnknownResult::Draw => GameResult::Draw,
         None => {
             stats.skipped_unknown_result += 1;
+            // Bytes that are no PGN at all look like this: say where they are.
+            if !game.has_tags {
+                note_problem(stats, file, game, None, "no tags and no result: not a PGN game; skipped".into());
+            }
             return;
         }
     };

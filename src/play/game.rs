@@ -139,8 +139,10 @@ pub fn play_game(
         limits.clocks = a.clocks.or(limits.clocks);
         sealed.clocks = limits.clocks;
     }
-    if end.is_none() && pos.legal_moves().is_empty() {
-        end = arbiter.after_move(&pos, hash);
+    if replayed.is_empty() {
+        // No move was played yet: the start position itself may already be
+        // over (mate, stalemate, a dead position, a claimable 50-move count).
+        end = arbiter.at_start(&pos);
     }
 
     while end.is_none() {
@@ -232,7 +234,8 @@ pub struct PgnHeader {
     pub time_control: String,
 }
 
-fn escape(tag: &str) -> String {
+/// A PGN tag value with its quotes and backslashes escaped.
+pub(super) fn escape(tag: &str) -> String {
     tag.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
@@ -247,7 +250,16 @@ pub fn to_pgn(game: &PlayedGame, header: &PgnHeader) -> String {
     tag(&mut out, "White", &game.white);
     tag(&mut out, "Black", &game.black);
     tag(&mut out, "Result", game.result().as_str());
+    let start: Chess = match &game.start_fen {
+        Some(fen) => Opening { fen: Some(fen.clone()), moves: vec![] }.start().map(|(p, _)| p).unwrap_or_default(),
+        None => Chess::default(),
+    };
     if let Some(fen) = &game.start_fen {
+        // Castling that only Chess960 allows makes it a Chess960 game,
+        // which readers must replay with Chess960 castling.
+        if start.castles().mode() == shakmaty::CastlingMode::Chess960 {
+            tag(&mut out, "Variant", "Chess960");
+        }
         tag(&mut out, "FEN", fen);
         tag(&mut out, "SetUp", "1");
     }
@@ -256,10 +268,6 @@ pub fn to_pgn(game: &PlayedGame, header: &PgnHeader) -> String {
     tag(&mut out, "PlyCount", &game.sans.len().to_string());
     out.push('\n');
 
-    let start: Chess = match &game.start_fen {
-        Some(fen) => Opening { fen: Some(fen.clone()), moves: vec![] }.start().map(|(p, _)| p).unwrap_or_default(),
-        None => Chess::default(),
-    };
     let mut tokens: Vec<String> = Vec::new();
     let (mut number, mut white_to_move) = (start.fullmoves().get(), start.turn() == Color::White);
     for (i, san) in game.sans.iter().enumerate() {

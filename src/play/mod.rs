@@ -4,6 +4,7 @@
 
 pub mod adjudication;
 pub mod game;
+pub mod lock;
 pub mod openings;
 pub mod player;
 pub mod rules;

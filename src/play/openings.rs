@@ -19,7 +19,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 use crate::engine::{Engine, Evaluator, Limits, Score};
 use crate::pgn::input::{ByteCounters, InputSource, open};
 use crate::pgn::record::{Joiner, RecordVisitor};
-use crate::pgn::replay::{resolve, start_position};
+use crate::pgn::replay::{position_from_fen, resolve, start_position};
 use crate::weights::Weights;
 
 /// Where a game starts: a position (FEN, or the standard start) and moves
@@ -60,7 +60,35 @@ impl Opening {
         }
         Ok(pos)
     }
+
+    /// Checks that the opening can be played: legal, and the game not
+    /// already over after it (checkmate, stalemate, dead position), which
+    /// would score a game without a single engine move.
+    pub fn check_playable(&self) -> Result<(), String> {
+        let pos = self.position()?;
+        match game_over(&pos) {
+            Some(why) => Err(format!("the game is over after it ({why})")),
+            None => Ok(()),
+        }
+    }
 }
+
+/// Why the game is over in `pos` whatever the draw rules, if it is.
+pub fn game_over(pos: &Chess) -> Option<&'static str> {
+    if pos.legal_moves().is_empty() {
+        return Some(if pos.is_check() { "checkmate" } else { "stalemate" });
+    }
+    pos.is_insufficient_material().then_some("dead position")
+}
+
+/// The most random plies an opening may have: random moves soon blunder
+/// into positions no game between engines would reach, and after a few
+/// dozen they end games before the engines play.
+pub const MAX_RANDOM_PLIES: u32 = 40;
+
+/// Plies of each game a PGN suite plays when no limit is given (the
+/// length of common books such as 8moves).
+pub const DEFAULT_PGN_PLIES: usize = 16;
 
 /// Why openings could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -86,25 +114,50 @@ pub enum OpeningError {
     /// No openings at all.
     #[error("{0}: no openings found")]
     Empty(String),
+    /// The file could not be opened (the message names it).
+    #[error(transparent)]
+    Open(#[from] crate::pgn::input::OpenError),
 }
 
 /// Reads an opening suite: `.epd` (one position per line) or PGN (each
-/// game's main line, from its start position), plain or compressed.
-pub fn load(path: &Path) -> Result<Vec<Opening>, OpeningError> {
+/// game's main line from its start position, at most `plies` plies of it),
+/// plain or compressed. Every opening must be playable: an opening after
+/// which the game is over is refused, naming it.
+pub fn load(path: &Path, plies: usize) -> Result<Vec<Opening>, OpeningError> {
     let name = path.display().to_string();
     let is_epd = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("epd"));
-    let openings = if is_epd { load_epd(path)? } else { load_pgn(path, None)? };
+    let openings = if is_epd { load_epd(path)? } else { load_pgn(path, Some(plies), true)? };
     if openings.is_empty() {
         return Err(OpeningError::Empty(name));
     }
+    for (i, opening) in openings.iter().enumerate() {
+        if let Err(message) = opening.check_playable() {
+            let what = if is_epd { format!("position {}", i + 1) } else { format!("game {}", i + 1) };
+            let hint = if is_epd { "" } else { "; use fewer --opening-plies" };
+            return Err(OpeningError::Bad { path: name, what, message: format!("{message}{hint}") });
+        }
+    }
     Ok(openings)
+}
+
+/// The FEN of an EPD line: its four fields, with the move counters from
+/// two more numeric fields (a full FEN) or from `hmvc` and `fmvn`
+/// operations, else 0 and 1.
+fn epd_to_fen(line: &str) -> String {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let board = fields.iter().take(4).copied().collect::<Vec<_>>().join(" ");
+    let number = |s: &&str| s.trim_end_matches(';').parse::<u32>().ok();
+    if let (Some(half), Some(full)) = (fields.get(4).and_then(number), fields.get(5).and_then(number)) {
+        return format!("{board} {half} {full}");
+    }
+    let operation = |op: &str| fields.iter().position(|f| *f == op).and_then(|i| fields.get(i + 1)).and_then(number);
+    format!("{board} {} {}", operation("hmvc").unwrap_or(0), operation("fmvn").unwrap_or(1).max(1))
 }
 
 fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
     let name = path.display().to_string();
     let mut text = String::new();
-    open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())
-        .map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?
+    open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())?
         .reader
         .read_to_string(&mut text)
         .map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?;
@@ -115,20 +168,23 @@ fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
             continue;
         }
         let bad = |message: String| OpeningError::Bad { path: name.clone(), what: format!("line {}", n + 1), message };
-        // EPD: four FEN fields, then optional operations; a full FEN is accepted too.
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let epd = fields.iter().take(4).copied().collect::<Vec<_>>().join(" ");
-        let parsed: Epd = epd.parse().map_err(|e| bad(format!("{e}")))?;
-        let pos: Chess = parsed.into_position(CastlingMode::Standard).map_err(|e| bad(e.to_string()))?;
+        // EPD: four FEN fields, then optional operations; a full FEN is
+        // accepted too. Chess960 castling (Shredder-FEN, X-FEN) is read as
+        // `play --fen` reads it.
+        let fen: Fen = epd_to_fen(line).parse().map_err(|e| bad(format!("{e}")))?;
+        let pos = position_from_fen(fen).map_err(|e| bad(e.to_string()))?;
         openings.push(Opening { fen: Some(Fen::from_position(&pos, EnPassantMode::Legal).to_string()), moves: vec![] });
     }
     Ok(openings)
 }
 
 /// The main lines of the games in `path` (at most `plies` moves each).
-fn load_pgn(path: &Path, plies: Option<usize>) -> Result<Vec<Opening>, OpeningError> {
+/// `strict`: a game that cannot be replayed is an error (a suite must be
+/// played as written); else it is skipped (building a suite from a
+/// collection).
+fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Opening>, OpeningError> {
     let name = path.display().to_string();
-    let stream = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default()).map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?;
+    let stream = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())?;
     let mut reader = pgn_reader::Reader::new(stream.reader);
     let mut visitor = RecordVisitor::new(0, &[]);
     let mut joiner = Joiner::default();
@@ -143,14 +199,35 @@ fn load_pgn(path: &Path, plies: Option<usize>) -> Result<Vec<Opening>, OpeningEr
     joiner.finish(&mut records);
     let mut openings = Vec::new();
     for record in records {
-        let Ok(mut pos) = start_position(&record) else { continue };
-        let fen = record.fen.as_ref().map(|_| Fen::from_position(&pos, EnPassantMode::Legal).to_string());
-        let mode = pos.castles().mode();
-        let mut moves = Vec::new();
-        for san in record.moves.iter().take(plies.unwrap_or(usize::MAX)) {
-            let Ok(m) = resolve(&pos, san.san) else { break };
-            moves.push(UciMove::from_move(m, mode).to_string());
-            pos.play_unchecked(m);
+        let bad = |message: String| OpeningError::Bad { path: name.clone(), what: format!("game {}", record.number), message };
+        // Bytes that are not PGN at all parse as games without tags; they
+        // are no openings (and a file of nothing else has none).
+        if !record.has_tags && (record.moves.is_empty() || record.parse_error.is_some()) {
+            continue;
+        }
+        let replayed = (|| {
+            if let Some(message) = &record.parse_error {
+                return Err(bad(format!("unreadable PGN: {message}")));
+            }
+            let mut pos = start_position(&record).map_err(|e| bad(e.to_string()))?;
+            let fen = record.fen.as_ref().map(|_| Fen::from_position(&pos, EnPassantMode::Legal).to_string());
+            let mode = pos.castles().mode();
+            let mut moves = Vec::new();
+            for (ply, san) in record.moves.iter().take(plies.unwrap_or(usize::MAX)).enumerate() {
+                let m = resolve(&pos, san.san).map_err(|e| bad(format!("ply {}: {e} '{}'", ply + 1, san)))?;
+                moves.push(UciMove::from_move(m, mode).to_string());
+                pos.play_unchecked(m);
+            }
+            Ok((fen, moves))
+        })();
+        let (fen, moves) = match replayed {
+            Ok(opening) => opening,
+            Err(e) if strict => return Err(e),
+            Err(_) => continue,
+        };
+        // A game without a start position or moves is no opening.
+        if fen.is_none() && moves.is_empty() {
+            continue;
         }
         openings.push(Opening { fen, moves });
     }
@@ -190,8 +267,10 @@ impl BalanceCheck {
 
 /// A random opening: `plies` random legal moves from the start position,
 /// drawn from a generator seeded by `(seed, index)`, retried until the
-/// position is balanced (when a check is given). Deterministic.
-pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut BalanceCheck>) -> Opening {
+/// position is balanced (when a check is given; after 200 tries the first
+/// unbalanced one is taken). Deterministic. `None` when no try reached
+/// `plies` moves with the game still going.
+pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut BalanceCheck>) -> Option<Opening> {
     let mut fallback = None;
     for attempt in 0..200u64 {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
@@ -206,7 +285,7 @@ pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut 
             moves.push(UciMove::from_move(m, CastlingMode::Standard).to_string());
             pos.play_unchecked(m);
         }
-        if pos.legal_moves().is_empty() || moves.len() < plies as usize {
+        if game_over(&pos).is_some() || moves.len() < plies as usize {
             continue;
         }
         let opening = Opening { fen: None, moves };
@@ -215,11 +294,11 @@ pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut 
             None => true,
         };
         if balanced {
-            return opening;
+            return Some(opening);
         }
         fallback.get_or_insert(opening);
     }
-    fallback.unwrap_or_default()
+    fallback
 }
 
 /// `pgntune openings`: distinct positions after `plies` plies of the games
@@ -228,7 +307,7 @@ pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut B
     let mut seen = HashSet::new();
     let mut epd = Vec::new();
     for path in inputs {
-        for opening in load_pgn(path, Some(plies))? {
+        for opening in load_pgn(path, Some(plies), false)? {
             if opening.moves.len() < plies {
                 continue;
             }
@@ -257,9 +336,9 @@ mod tests {
 
     #[test]
     fn random_openings_are_deterministic_and_legal() {
-        let a = random_opening(7, 3, 8, None);
-        assert_eq!(a, random_opening(7, 3, 8, None));
-        assert_ne!(a, random_opening(7, 4, 8, None));
+        let a = random_opening(7, 3, 8, None).unwrap();
+        assert_eq!(a, random_opening(7, 3, 8, None).unwrap());
+        assert_ne!(a, random_opening(7, 4, 8, None).unwrap());
         assert_eq!(a.moves.len(), 8);
         assert!(a.position().is_ok());
     }
@@ -267,7 +346,7 @@ mod tests {
     #[test]
     fn balanced_openings_pass_the_check() {
         let mut check = BalanceCheck::new(80, 2000);
-        let o = random_opening(1, 0, 6, Some(&mut check));
+        let o = random_opening(1, 0, 6, Some(&mut check)).unwrap();
         let pos = o.position().unwrap();
         assert!(check.score(&pos).unwrap().abs() <= 80);
     }
@@ -277,16 +356,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let epd = dir.path().join("o.epd");
         std::fs::write(&epd, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n# comment\n\n").unwrap();
-        let suite = load(&epd).unwrap();
+        let suite = load(&epd, DEFAULT_PGN_PLIES).unwrap();
         assert_eq!(suite.len(), 1);
         assert_eq!(suite[0].position().unwrap().turn(), shakmaty::Color::Black);
         let pgn = dir.path().join("o.pgn");
         std::fs::write(&pgn, "[Result \"*\"]\n\n1. e4 c5 2. Nf3 *\n\n[Result \"*\"]\n\n1. d4 d5 *\n").unwrap();
-        let suite = load(&pgn).unwrap();
+        let suite = load(&pgn, DEFAULT_PGN_PLIES).unwrap();
         assert_eq!(suite[0].moves, ["e2e4", "c7c5", "g1f3"]);
         let lines = suite_from_games(&[pgn.as_path()], 2, None).unwrap();
         assert_eq!(lines, ["rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -", "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -"]);
         std::fs::write(&epd, "not a fen\n").unwrap();
-        assert!(load(&epd).unwrap_err().to_string().contains("line 1"));
+        assert!(load(&epd, DEFAULT_PGN_PLIES).unwrap_err().to_string().contains("line 1"));
     }
 }

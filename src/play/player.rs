@@ -44,6 +44,25 @@ impl MoveLimits {
     pub fn is_deterministic(&self) -> bool {
         self.movetime_ms.is_none() && self.clocks.is_none()
     }
+
+    /// Checks that there is a limit and that each is usable.
+    pub fn check(&self) -> Result<(), String> {
+        if self.nodes.is_none() && self.depth.is_none() && self.movetime_ms.is_none() && self.clocks.is_none() {
+            return Err("no limit per move (nodes, depth, movetime or a time control)".into());
+        }
+        if self.nodes == Some(0) || self.movetime_ms == Some(0) {
+            return Err("a node or time limit of 0 per move".into());
+        }
+        if let Some(depth) = self.depth.filter(|d| !(1..=crate::engine::params::MAX_DEPTH).contains(d)) {
+            return Err(format!("depth {depth}: must be from 1 to {}", crate::engine::params::MAX_DEPTH));
+        }
+        if let Some(c) = &self.clocks
+            && (c.white_ms == 0 || c.black_ms == 0)
+        {
+            return Err("a clock with no time on it".into());
+        }
+        Ok(())
+    }
 }
 
 /// What a player is asked for: the game so far and the limits.
@@ -214,7 +233,7 @@ impl FromStr for EngineSpec {
             match key {
                 "name" => name = Some(value.to_string()),
                 "weights" => weights = Some(value.to_string()),
-                "hash" => hash = value.parse().map_err(|_| format!("hash={value} is not a number of MB"))?,
+                "hash" => hash = value.parse().ok().filter(|&mb| mb >= 1).ok_or_else(|| format!("hash={value} is not a whole number of MB ≥ 1"))?,
                 "cmd" => command = Some(value.to_string()),
                 "arg" => args.push(value.to_string()),
                 _ if key.starts_with("option.") => options.push((key["option.".len()..].to_string(), value.to_string())),
@@ -237,7 +256,9 @@ impl FromStr for EngineSpec {
             EngineKind::Bundled { source, .. } => source.rsplit('/').next().unwrap_or(source).trim_end_matches(".toml").trim_end_matches(".json").to_string(),
             EngineKind::Uci { command, .. } => command.rsplit('/').next().unwrap_or(command).to_string(),
         });
-        Ok(EngineSpec { name, hash_mb: hash.max(1), kind })
+        let spec = EngineSpec { name, hash_mb: hash, kind };
+        spec.check()?;
+        Ok(spec)
     }
 }
 
@@ -245,6 +266,31 @@ impl EngineSpec {
     /// The bundled engine with `weights` (a preset name or file).
     pub fn bundled(name: &str, weights: &str) -> Result<EngineSpec, String> {
         format!("name={name} weights={weights}").parse()
+    }
+
+    /// Checks that the engine can be started as specified: a name, a hash
+    /// size the bundled engine accepts (its UCI option's range; a UCI
+    /// engine's own range is checked when it starts), usable weights.
+    pub fn check(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("an empty name".into());
+        }
+        match &self.kind {
+            EngineKind::Bundled { weights, .. } => {
+                let max = crate::uci::session::MAX_HASH_MB;
+                if !(1..=max).contains(&self.hash_mb) {
+                    return Err(format!("hash={} MB: the bundled engine takes 1 to {max} MB", self.hash_mb));
+                }
+                weights.validate().map_err(|e| e.to_string())
+            }
+            EngineKind::Uci { command, .. } if command.is_empty() => Err("cmd= names no program".into()),
+            EngineKind::Uci { .. } => {
+                if self.hash_mb == 0 {
+                    return Err("hash=0 MB".into());
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Starts the engine.
@@ -281,5 +327,8 @@ mod tests {
         assert!("name=x weights=nonsense-file".parse::<EngineSpec>().is_err());
         assert!("name=x cmd=a weights=flat".parse::<EngineSpec>().is_err());
         assert!("bogus".parse::<EngineSpec>().is_err());
+        let err = "name=a weights=classical hash=999999999".parse::<EngineSpec>().unwrap_err();
+        assert!(err.contains("1 to 4096"), "{err}");
+        assert!("name=a weights=classical hash=0".parse::<EngineSpec>().is_err());
     }
 }

@@ -138,12 +138,23 @@ impl Arbiter {
     /// Checkmate is tested first: a mating move ends the game even if it is
     /// also the 75th move or a repetition (9.6).
     pub fn after_move(&mut self, pos: &Chess, hash: u64) -> Option<GameEnd> {
-        let side = pos.turn();
         let count = {
             let c = self.seen.entry(hash).or_insert(0);
             *c += 1;
             *c
         };
+        self.judge(pos, count)
+    }
+
+    /// Whether the game is over in its start position (already counted
+    /// once by [`Arbiter::new`]), before any move.
+    pub fn at_start(&self, pos: &Chess) -> Option<GameEnd> {
+        self.judge(pos, 1)
+    }
+
+    /// Whether the game is over in `pos`, seen for the `count`th time.
+    fn judge(&self, pos: &Chess, count: u32) -> Option<GameEnd> {
+        let side = pos.turn();
         let legal = pos.legal_moves();
         if legal.is_empty() {
             return Some(if pos.is_check() {
@@ -264,6 +275,19 @@ mod tests {
         // Mate on the 100th quiet ply is still mate.
         let end = play("7k/8/6K1/8/8/8/8/R7 w - - 99 80", "Ra8", DrawRules::Claim).unwrap();
         assert_eq!(end.termination, Termination::Checkmate);
+    }
+
+    #[test]
+    fn a_start_position_that_is_already_over() {
+        let at_start = |fen: &str, rules| {
+            let p = pos(fen);
+            Arbiter::new(rules, position_hash(&p)).at_start(&p).map(|end| end.termination)
+        };
+        assert_eq!(at_start("8/8/4k3/8/8/3K4/8/8 w - - 0 1", DrawRules::Claim), Some(Termination::DeadPosition));
+        assert_eq!(at_start("6k1/5ppp/8/8/8/8/8/R5K1 w - - 100 80", DrawRules::Claim), Some(Termination::FiftyMoves));
+        assert_eq!(at_start("6k1/5ppp/8/8/8/8/8/R5K1 w - - 100 80", DrawRules::Automatic), None);
+        assert_eq!(at_start("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", DrawRules::Claim), Some(Termination::Checkmate));
+        assert_eq!(at_start("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", DrawRules::Claim), None);
     }
 
     #[test]

@@ -4,15 +4,20 @@
 //! Games are counted and written to the PGN file strictly in game order
 //! ("committed"); a game that finishes early waits here, with its PGN text,
 //! until the games before it are in. The state records how long the PGN
-//! file was after the last committed game: on resume the file is cut back
-//! to that length, so a game appended just before a crash (and not yet in
-//! the state) is neither lost nor written twice: it is played again, and
-//! with node or depth limits it comes out the same.
+//! file was after the last committed game, and a hash of those bytes: on
+//! resume the file must still begin with exactly them, and is cut back to
+//! that length, so a game appended just before a crash (and not yet in the
+//! state) is neither lost nor written twice: it is played again, and with
+//! node or depth limits it comes out the same.
+//!
+//! On disk, the files a state names (the PGN, a self-play output) are
+//! relative to the state file's folder, so a state can be resumed from any
+//! working directory; in memory they are usable paths.
 
 use std::collections::BTreeMap;
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +26,9 @@ use super::tournament::MatchConfig;
 use crate::atomic::{AtomicFile, OutputError};
 use crate::stats::{GameOutcome, Penta, Wdl};
 
-/// The version of the state format.
-pub const STATE_FORMAT: u32 = 2;
+/// The version of the state format (3: paths relative to the state, and
+/// the PGN's hash).
+pub const STATE_FORMAT: u32 = 3;
 
 /// A game that finished but is not yet committed (games before it are still being played).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,6 +59,8 @@ pub struct MatchState {
     pub committed: u64,
     /// Length of the PGN file after the committed games.
     pub pgn_bytes: u64,
+    /// [`fnv1a`] of those bytes.
+    pub pgn_hash: u64,
     /// Totals per opponent (index 0 is the opponent `engines[1]`).
     pub totals: Vec<OpponentTotals>,
     /// The first engine's outcome in the committed first game of a pair whose second game is not committed yet.
@@ -86,9 +94,59 @@ pub enum StateError {
         /// Why.
         message: String,
     },
+    /// The state does not agree with itself or with its PGN file.
+    #[error("{path}: {message}")]
+    Inconsistent {
+        /// The file.
+        path: String,
+        /// What disagrees.
+        message: String,
+    },
     /// Writing the state failed.
     #[error(transparent)]
     Output(#[from] OutputError),
+}
+
+/// The 64-bit FNV-1a hash of `bytes`, continuing from `hash` (start from
+/// [`FNV_START`]): the PGN grows by appends, so its hash is updated with
+/// each game instead of recomputed.
+pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    hash
+}
+
+/// The FNV-1a offset basis: the hash of no bytes.
+pub const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// `path` as seen from the folder `base` (both taken as absolute), with
+/// `..` where needed.
+pub fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let (Ok(path), Ok(base)) = (std::path::absolute(path), std::path::absolute(base)) else { return path.to_path_buf() };
+    let to: Vec<Component<'_>> = path.components().filter(|c| *c != Component::CurDir).collect();
+    let from: Vec<Component<'_>> = base.components().filter(|c| *c != Component::CurDir).collect();
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return path;
+    }
+    let mut relative = PathBuf::new();
+    for _ in common..from.len() {
+        relative.push("..");
+    }
+    for c in &to[common..] {
+        relative.push(c.as_os_str());
+    }
+    relative
+}
+
+/// The folder a state file is in.
+fn folder(state: &Path) -> PathBuf {
+    match state.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 impl MatchState {
@@ -101,6 +159,7 @@ impl MatchState {
             config,
             committed: 0,
             pgn_bytes: 0,
+            pgn_hash: FNV_START,
             totals: vec![OpponentTotals::default(); opponents],
             open_pair: None,
             finished: BTreeMap::new(),
@@ -110,20 +169,35 @@ impl MatchState {
         }
     }
 
-    /// Reads a saved state.
+    /// Reads a saved state and checks it against itself (not yet against
+    /// its PGN file: [`PgnOutput::open`] does that).
     pub fn load(path: &Path) -> Result<MatchState, StateError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| StateError::Io { path: name.clone(), message: e.to_string() })?;
-        let state: MatchState = serde_json::from_str(&text).map_err(|e| StateError::Invalid { path: name.clone(), message: e.to_string() })?;
-        if state.format != STATE_FORMAT {
-            return Err(StateError::Invalid { path: name, message: format!("format {} (this build reads {STATE_FORMAT})", state.format) });
+        // The format first, so that an older state gets a clear answer.
+        let format = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("format").and_then(serde_json::Value::as_u64));
+        if let Some(format) = format.filter(|&f| f != u64::from(STATE_FORMAT)) {
+            return Err(StateError::Invalid { path: name, message: format!("format {format} (this build reads {STATE_FORMAT})") });
         }
+        let mut state: MatchState = serde_json::from_str(&text).map_err(|e| StateError::Invalid { path: name.clone(), message: e.to_string() })?;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for file in [&mut state.config.pgn_out, &mut state.config.selfplay_out].into_iter().flatten() {
+            if file.is_relative() {
+                *file = dir.join(&*file);
+            }
+        }
+        state.check().map_err(|message| StateError::Inconsistent { path: name, message })?;
         Ok(state)
     }
 
-    /// Writes the state atomically.
+    /// Writes the state atomically, with its files relative to `path`'s folder.
     pub fn save(&self, path: &Path) -> Result<(), StateError> {
-        let text = serde_json::to_string(self).map_err(|e| StateError::Invalid { path: path.display().to_string(), message: e.to_string() })?;
+        let dir = folder(path);
+        let mut on_disk = self.clone();
+        for file in [&mut on_disk.config.pgn_out, &mut on_disk.config.selfplay_out].into_iter().flatten() {
+            *file = relative_to(file, &dir);
+        }
+        let text = serde_json::to_string(&on_disk).map_err(|e| StateError::Invalid { path: path.display().to_string(), message: e.to_string() })?;
         AtomicFile::write_all(path, text.as_bytes())?;
         Ok(())
     }
@@ -141,40 +215,169 @@ impl MatchState {
         }
         self.committed += 1;
     }
+
+    /// Checks that the state agrees with itself: totals that add up to the
+    /// committed games, pairs that agree with single games, games in
+    /// range, a usable configuration. An edited or corrupted state is
+    /// refused rather than continued with wrong numbers.
+    pub fn check(&self) -> Result<(), String> {
+        self.config.check()?;
+        let opponents = self.config.engines.len() - 1;
+        if self.totals.len() != opponents {
+            return Err(format!("{} totals for {opponents} opponents", self.totals.len()));
+        }
+        let total = self.config.total_games();
+        if self.cutoff > total {
+            return Err(format!("cutoff {} is beyond the match's {total} games", self.cutoff));
+        }
+        if self.committed > self.cutoff {
+            return Err(format!("{} games committed, more than the {} to play", self.committed, self.cutoff));
+        }
+        if self.stopped.is_some() && self.committed != self.cutoff {
+            return Err(format!("marked finished after {} of {} games", self.committed, self.cutoff));
+        }
+        if self.config.pgn_out.is_none() && (self.pgn_bytes > 0 || self.pgn_hash != FNV_START) {
+            return Err(format!("{} bytes of games recorded, but no PGN file", self.pgn_bytes));
+        }
+        if self.open_pair.is_some() != (self.committed % 2 == 1) {
+            return Err(format!("an open game pair does not fit {} committed games", self.committed));
+        }
+        for (i, totals) in self.totals.iter().enumerate() {
+            // Games of this opponent among the committed ones, and its complete pairs.
+            // Pair p is against opponent p % opponents.
+            let (pairs_done, n) = (self.committed / 2, opponents as u64);
+            let pairs = pairs_done / n + u64::from((i as u64) < pairs_done % n);
+            let open = self.committed % 2 == 1 && self.config.opponent_of(self.committed - 1) == i;
+            let games = 2 * pairs + u64::from(open);
+            let name = &self.config.engines[i + 1].name;
+            let wdl = u128::from(totals.wdl.wins) + u128::from(totals.wdl.draws) + u128::from(totals.wdl.losses);
+            if wdl != u128::from(games) {
+                return Err(format!("{wdl} games recorded against {name}, but {games} of the {} committed games are against it", self.committed));
+            }
+            let penta: u128 = totals.penta.0.iter().map(|&n| u128::from(n)).sum();
+            if penta != u128::from(pairs) {
+                return Err(format!("{penta} game pairs recorded against {name}, but {pairs} are complete"));
+            }
+            // Points in half-points: the pairs' must equal the single games' minus the open game's.
+            let half = |o: GameOutcome| match o {
+                GameOutcome::Win => 2u128,
+                GameOutcome::Draw => 1,
+                GameOutcome::Loss => 0,
+            };
+            let open_points = if open { self.open_pair.map_or(0, half) } else { 0 };
+            let singles = 2 * u128::from(totals.wdl.wins) + u128::from(totals.wdl.draws);
+            let paired: u128 = totals.penta.0.iter().enumerate().map(|(k, &n)| k as u128 * u128::from(n)).sum();
+            if singles < open_points || singles - open_points != paired {
+                return Err(format!("the game pairs against {name} do not add up to its wins, draws and losses"));
+            }
+        }
+        for &g in self.finished.keys().chain(self.in_progress.keys()) {
+            if g < self.committed || g >= self.cutoff {
+                return Err(format!("game {g} is kept as finished or in progress, outside games {}..{}", self.committed, self.cutoff));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The PGN output of a match: appended one whole game per write, and cut
-/// back to the committed length when a match resumes.
+/// back to the committed length when a match resumes. A pipe, a device or
+/// standard output is only appended to (such a match cannot be resumed).
 pub struct PgnOutput {
     path: PathBuf,
-    file: std::fs::File,
+    file: Box<dyn Write + Send>,
+}
+
+/// Counts the games in PGN text written by a match (each begins with its `[Event` tag on a line).
+fn count_games(text: &[u8]) -> u64 {
+    let starts = text.windows(8).filter(|w| w[0] == b'\n' && &w[1..] == b"[Event ").count() as u64;
+    starts + u64::from(text.starts_with(b"[Event "))
 }
 
 impl PgnOutput {
-    /// Opens `path` for a match whose committed games take `bytes` bytes
-    /// (0 for a new match, which starts the file afresh).
-    pub fn open(path: &Path, bytes: u64) -> Result<PgnOutput, StateError> {
-        let io = |e: std::io::Error| StateError::Io { path: path.display().to_string(), message: e.to_string() };
-        let file = OpenOptions::new().create(true).write(true).truncate(false).open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        if len < bytes {
-            return Err(StateError::Invalid {
-                path: path.display().to_string(),
-                message: format!("the PGN file is {len} bytes, shorter than the {bytes} the state has written"),
-            });
+    /// Opens the PGN of the match in `state`: for a new match (nothing
+    /// committed, `fresh`), starts the file afresh; else checks that the
+    /// file begins with exactly the committed games (length, hash and
+    /// number of games), that whatever follows them is this match's own
+    /// unfinished writing, and cuts it back to them.
+    pub fn open(path: &Path, state: &MatchState, fresh: bool) -> Result<PgnOutput, StateError> {
+        let shown = path.display().to_string();
+        let io = |e: std::io::Error| StateError::Io { path: shown.clone(), message: e.to_string() };
+        let resolved = crate::atomic::resolve_links(path).map_err(io)?;
+        let streamed = crate::atomic::is_stdout(path) || std::fs::metadata(&resolved).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        if streamed {
+            if !fresh {
+                return Err(StateError::Inconsistent { path: shown, message: "games written to a pipe, a device or standard output cannot be resumed".into() });
+            }
+            let file: Box<dyn Write + Send> = if crate::atomic::is_stdout(path) {
+                Box::new(std::io::stdout())
+            } else {
+                Box::new(OpenOptions::new().write(true).open(&resolved).map_err(io)?)
+            };
+            return Ok(PgnOutput { path: path.to_path_buf(), file });
         }
-        file.set_len(bytes).map_err(io)?;
-        let mut out = PgnOutput { path: path.to_path_buf(), file };
-        use std::io::Seek;
-        out.file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
-        Ok(out)
+        if fresh {
+            let file = File::create(&resolved).map_err(io)?;
+            return Ok(PgnOutput { path: path.to_path_buf(), file: Box::new(file) });
+        }
+        let inconsistent = |message: String| StateError::Inconsistent { path: shown.clone(), message };
+        let mut file = match OpenOptions::new().read(true).write(true).open(&resolved) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && state.pgn_bytes == 0 => File::create(&resolved).map_err(io)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(inconsistent(format!("missing, but the match state has {} bytes of games in it", state.pgn_bytes)));
+            }
+            Err(e) => return Err(io(e)),
+        };
+        let mut text = Vec::new();
+        file.read_to_end(&mut text).map_err(io)?;
+        let len = text.len() as u64;
+        if len < state.pgn_bytes {
+            return Err(inconsistent(format!("{len} bytes, shorter than the {} bytes of games the match state has written", state.pgn_bytes)));
+        }
+        let (prefix, rest) = text.split_at(state.pgn_bytes as usize);
+        if fnv1a(FNV_START, prefix) != state.pgn_hash {
+            return Err(inconsistent(format!("its first {} bytes are not the games the match state recorded (was the file replaced or edited?)", state.pgn_bytes)));
+        }
+        let games = count_games(prefix);
+        if games != state.committed {
+            return Err(inconsistent(format!("holds {games} games, but the match state has {} committed", state.committed)));
+        }
+        // Only a game this match was writing when it stopped may be cut.
+        let own = format!("[Event \"{}\"]", super::game::escape(&state.config.event));
+        if !rest.is_empty() && !rest.starts_with(own.as_bytes()) {
+            return Err(inconsistent(format!("{} bytes follow the committed games that this match did not write; refusing to cut them", rest.len())));
+        }
+        file.set_len(state.pgn_bytes).map_err(io)?;
+        file.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+        Ok(PgnOutput { path: path.to_path_buf(), file: Box::new(file) })
     }
 
     /// Appends one game with a single write.
     pub fn append(&mut self, pgn: &str) -> Result<u64, StateError> {
         self.file
             .write_all(pgn.as_bytes())
+            .and_then(|()| self.file.flush())
             .map_err(|e| StateError::Io { path: self.path.display().to_string(), message: e.to_string() })?;
         Ok(pgn.len() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_kept_relative_to_the_state() {
+        assert_eq!(relative_to(Path::new("/run/games.pgn"), Path::new("/run")), Path::new("games.pgn"));
+        assert_eq!(relative_to(Path::new("/a/b/games.pgn"), Path::new("/a/c")), Path::new("../b/games.pgn"));
+        assert_eq!(relative_to(Path::new("/a/./b.pgn"), Path::new("/a")), Path::new("b.pgn"));
+    }
+
+    #[test]
+    fn the_hash_continues_over_appends() {
+        assert_eq!(fnv1a(fnv1a(FNV_START, b"[Event "), b"\"x\"]"), fnv1a(FNV_START, b"[Event \"x\"]"));
+        assert_ne!(fnv1a(FNV_START, b"ab"), fnv1a(FNV_START, b"ba"));
+        assert_eq!(count_games(b"[Event \"a\"]\n1. e4 *\n\n[Event \"b\"]\n*\n\n"), 2);
     }
 }

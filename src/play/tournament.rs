@@ -24,9 +24,13 @@ use super::game::{GameAborted, GameSetup, InProgress, PgnHeader, PlayedGame, pla
 use super::openings::{BalanceCheck, Opening, random_opening};
 use super::player::{EngineSpec, MoveLimits, Player, PlayerError};
 use super::rules::{DrawRules, Termination};
-use super::state::{FinishedGame, MatchState, PgnOutput, StateError};
+use super::state::{FinishedGame, MatchState, PgnOutput, StateError, fnv1a};
 use crate::dataset::GameResult;
 use crate::stats::{GameOutcome, SprtConfig, SprtDecision};
+
+/// The most games a match may have (far more than any run plays; it keeps
+/// game numbers and pair counts away from overflow).
+pub const MAX_GAMES: u64 = 1 << 40;
 
 /// Where the games start.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,6 +87,10 @@ pub struct MatchConfig {
     /// values scaled by a random factor within 1 ± this (pawn kept at 100).
     #[serde(default)]
     pub vary_weights: Option<f64>,
+    /// Self-play: the file the games go to (compressed by its extension)
+    /// once all are played; `pgn_out` then holds the games so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfplay_out: Option<PathBuf>,
 }
 
 impl MatchConfig {
@@ -93,7 +101,62 @@ impl MatchConfig {
 
     /// Games in the whole match (if the SPRT does not stop it).
     pub fn total_games(&self) -> u64 {
-        2 * self.pairs * self.opponents()
+        self.pairs.saturating_mul(2).saturating_mul(self.opponents())
+    }
+
+    /// Checks that the configuration can be played: at least two engines
+    /// with distinct names, each usable; game pairs; limits; openings; the
+    /// SPRT. New matches are checked like loaded states, so an edited state
+    /// is refused with the same messages.
+    pub fn check(&self) -> Result<(), String> {
+        if self.engines.len() < 2 {
+            return Err(format!("{} engine(s): a match needs at least two", self.engines.len()));
+        }
+        let mut names = std::collections::HashSet::new();
+        for engine in &self.engines {
+            // Self-play engines are one engine under per-pair names.
+            if self.vary_weights.is_none() && !names.insert(engine.name.as_str()) {
+                return Err(format!("two engines are named '{}': give each engine its own name=", engine.name));
+            }
+            engine.check().map_err(|e| format!("engine '{}': {e}", engine.name))?;
+        }
+        if self.pairs == 0 {
+            return Err("no game pairs to play".into());
+        }
+        if self.pairs.checked_mul(2).and_then(|g| g.checked_mul(self.opponents())).is_none_or(|g| g > MAX_GAMES) {
+            return Err(format!("{} pairs per opponent is more games than a match can hold (at most {MAX_GAMES})", self.pairs));
+        }
+        self.limits.check()?;
+        match &self.openings {
+            OpeningPlan::Suite { openings, source, .. } => {
+                if openings.is_empty() {
+                    return Err(format!("{source}: no openings found"));
+                }
+                for (i, opening) in openings.iter().enumerate() {
+                    opening.check_playable().map_err(|e| format!("{source}: opening {}: {e}", i + 1))?;
+                }
+            }
+            OpeningPlan::Random { plies, balance_cp } => {
+                if *plies > super::openings::MAX_RANDOM_PLIES {
+                    return Err(format!("{plies} random opening plies: at most {} (random moves would end games before the engines play)", super::openings::MAX_RANDOM_PLIES));
+                }
+                if balance_cp.is_some_and(|cp| cp <= 0) {
+                    return Err("the balance check needs a positive bound".into());
+                }
+            }
+        }
+        if let Some(sprt) = &self.sprt {
+            sprt.parse::<SprtConfig>().map_err(|e| format!("SPRT '{sprt}': {e}"))?;
+            if self.engines.len() != 2 {
+                return Err("the SPRT needs exactly two engines".into());
+            }
+        }
+        if let Some(vary) = self.vary_weights
+            && !(0.0..1.0).contains(&vary)
+        {
+            return Err(format!("weights varied by {vary}: must be in [0, 1)"));
+        }
+        Ok(())
     }
 
     /// The opponent index (0-based among engines 1..) of game `g`.
@@ -107,7 +170,7 @@ impl MatchConfig {
     }
 
     /// The opening of game `g` (both games of a pair share it).
-    fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Opening {
+    fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Result<Opening, String> {
         let round = g / 2 / self.opponents().max(1);
         match &self.openings {
             OpeningPlan::Suite { openings, shuffled, .. } => {
@@ -120,7 +183,7 @@ impl MatchConfig {
                     order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
                     i = order[i as usize] as u64;
                 }
-                openings[i as usize].clone()
+                Ok(openings[i as usize].clone())
             }
             OpeningPlan::Random { plies, balance_cp } => {
                 if check.is_none()
@@ -128,7 +191,7 @@ impl MatchConfig {
                 {
                     *check = Some(BalanceCheck::new(*cp, 3000));
                 }
-                random_opening(self.seed, round, *plies, check.as_mut())
+                random_opening(self.seed, round, *plies, check.as_mut()).ok_or_else(|| format!("no random opening of {plies} plies found (random moves ended every try)"))
             }
         }
     }
@@ -325,13 +388,21 @@ fn play_one(
 }
 
 /// Plays (or continues) the match in `state` on `threads` threads. The
-/// state is saved to `state_path` after every finished game.
-pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, threads: usize, progress: &dyn MatchProgress) -> Result<(MatchState, Timing), MatchError> {
+/// state is saved to `state_path` after every finished game. A `fresh`
+/// match starts its PGN file afresh; a resumed one checks that the file
+/// holds exactly the games the state has committed, then continues it.
+pub fn run_match(
+    mut state: MatchState,
+    state_path: Option<&std::path::Path>,
+    fresh: bool,
+    threads: usize,
+    progress: &dyn MatchProgress,
+) -> Result<(MatchState, Timing), MatchError> {
     let started = Instant::now();
     let config = state.config.clone();
     let sprt = config.sprt_config();
     let mut pgn = match &config.pgn_out {
-        Some(path) => Some(PgnOutput::open(path, state.pgn_bytes)?),
+        Some(path) => Some(PgnOutput::open(path, &state, fresh)?),
         None => None,
     };
     let mut timing = Timing::default();
@@ -363,7 +434,14 @@ pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, th
                     if g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
                         break;
                     }
-                    let opening = config.opening(g, &mut check);
+                    let opening = match config.opening(g, &mut check) {
+                        Ok(opening) => opening,
+                        Err(message) => {
+                            failed.store(true, Ordering::Relaxed);
+                            let _ = tx.send(Report::Failed(MatchError::Opening { game: g, message }));
+                            break;
+                        }
+                    };
                     // An adjourned game resumes from its sealed moves only when
                     // the limits involve time; otherwise it is replayed, and
                     // comes out as it would have without the interruption.
@@ -414,6 +492,7 @@ pub fn run_match(mut state: MatchState, state_path: Option<&std::path::Path>, th
                 while let Some(done) = state.finished.remove(&state.committed) {
                     if let Some(out) = pgn.as_mut() {
                         state.pgn_bytes += out.append(&done.pgn)?;
+                        state.pgn_hash = fnv1a(state.pgn_hash, done.pgn.as_bytes());
                     }
                     let g = state.committed;
                     state.count(done.outcome);

@@ -28,6 +28,31 @@ pub struct UciPlayer {
     child: Child,
     stdin: BufWriter<ChildStdin>,
     lines: Receiver<String>,
+    /// Whether the engine has a `UCI_Chess960` option, and its setting now.
+    offers_chess960: bool,
+    chess960: bool,
+}
+
+/// Fails when `value` is outside the range the engine gave for its spin
+/// option `name` in its `uci` reply (a `Hash` of a million MB would make
+/// it abort trying to allocate it).
+fn check_spin(offered: &[String], name: &str, value: &str) -> Result<(), PlayerError> {
+    for line in offered {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let (Some(n), Some(t)) = (tokens.iter().position(|&w| w == "name"), tokens.iter().position(|&w| w == "type")) else { continue };
+        if tokens.first() != Some(&"option") || n >= t || !tokens[n + 1..t].join(" ").eq_ignore_ascii_case(name) || tokens.get(t + 1) != Some(&"spin") {
+            continue;
+        }
+        let bound = |key: &str| tokens.iter().position(|&w| w == key).and_then(|i| tokens.get(i + 1)).and_then(|v| v.parse::<i64>().ok());
+        let (min, max) = (bound("min"), bound("max"));
+        let Ok(v) = value.trim().parse::<i64>() else {
+            return Err(PlayerError::Start(format!("option {name}={value}: the engine takes a number here")));
+        };
+        if min.is_some_and(|m| v < m) || max.is_some_and(|m| v > m) {
+            return Err(PlayerError::Start(format!("option {name}={value} is outside the engine's range {}..{}", min.map_or("".into(), |m| m.to_string()), max.map_or("".into(), |m| m.to_string()))));
+        }
+    }
+    Ok(())
 }
 
 impl UciPlayer {
@@ -51,9 +76,13 @@ impl UciPlayer {
                 }
             }
         });
-        let mut player = UciPlayer { name: name.to_string(), child, stdin, lines };
+        let mut player = UciPlayer { name: name.to_string(), child, stdin, lines, offers_chess960: false, chess960: false };
         player.send("uci")?;
-        player.wait_for("uciok", Instant::now() + HANDSHAKE)?;
+        let offered = player.wait_for("uciok", Instant::now() + HANDSHAKE)?;
+        player.offers_chess960 = offered.iter().any(|l| l.split_whitespace().any(|w| w == "UCI_Chess960"));
+        for (option, value) in options {
+            check_spin(&offered, option, value)?;
+        }
         for (option, value) in options {
             player.send(&format!("setoption name {option} value {value}"))?;
         }
@@ -132,6 +161,15 @@ impl Player for UciPlayer {
     }
 
     fn go(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        // Chess960 castling is written king-takes-rook; the engine must know.
+        let chess960 = request.position.castles().mode() == shakmaty::CastlingMode::Chess960;
+        if chess960 != self.chess960 {
+            if chess960 && !self.offers_chess960 {
+                return Err(PlayerError::Protocol("the engine has no UCI_Chess960 option, so it cannot play a Chess960 position".into()));
+            }
+            self.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+            self.chess960 = chess960;
+        }
         let mut position = match request.start_fen {
             Some(fen) => format!("position fen {fen}"),
             None => "position startpos".to_string(),
@@ -196,6 +234,18 @@ impl Drop for UciPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spin_options_are_checked_against_the_engines_range() {
+        let offered: Vec<String> = ["id name X", "option name Hash type spin default 16 min 1 max 33554432", "option name Move Overhead type spin default 10 min 0 max 5000", "uciok"]
+            .map(String::from)
+            .to_vec();
+        assert!(check_spin(&offered, "Hash", "64").is_ok());
+        assert!(check_spin(&offered, "hash", "999999999").unwrap_err().to_string().contains("outside the engine's range 1..33554432"));
+        assert!(check_spin(&offered, "Move Overhead", "-1").is_err());
+        assert!(check_spin(&offered, "Hash", "lots").is_err());
+        assert!(check_spin(&offered, "Threads", "99999").is_ok(), "options the engine does not list are its business");
+    }
 
     #[test]
     fn reads_scores_and_nodes_from_info_lines() {

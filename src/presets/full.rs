@@ -37,5 +37,5 @@ pub fn full() -> Weights {
         let values = pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1));
         weights.extend(set.columns().into_iter().zip(values));
     }
-    Weights { format: FORMAT, name: super::FULL.to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, weights }
+    Weights { format: FORMAT, name: super::FULL.to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, default: None, weights }
 }

@@ -34,7 +34,7 @@ pub fn defaults_for(layout: &FeatureLayout) -> Weights {
         };
         weights.extend(columns.into_iter().zip(values));
     }
-    Weights { format: FORMAT, name: "defaults".to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, weights }
+    Weights { format: FORMAT, name: "defaults".to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, default: None, weights }
 }
 
 #[cfg(test)]

@@ -163,7 +163,13 @@ impl<'a, W: Write + Send> Session<'a, W> {
                 }
                 Command::Go(go) => {
                     self.finish(running.take())?;
-                    running = Some(self.start_search(scope, &go)?);
+                    if self.game.valid {
+                        running = Some(self.start_search(scope, &go)?);
+                    } else {
+                        // A move for a position the GUI does not have would be wrong; say so.
+                        self.info_string("no valid position (the last 'position' command failed): no move")?;
+                        self.write_lines(&["bestmove 0000".to_string()])?;
+                    }
                 }
             }
         }
@@ -214,10 +220,11 @@ impl<'a, W: Write + Send> Session<'a, W> {
         let mut engine = self.engine.take().expect("the engine is home when no search runs");
         let root = self.game.position.clone();
         let history = self.game.history.clone();
+        let mode = self.options.castling_mode(&root);
         let output = self.output;
         let stop = self.stop;
         let handle = thread::Builder::new().name("search".into()).stack_size(SEARCH_STACK_BYTES).spawn_scoped(scope, move || {
-            let written = search_and_report(&mut engine, &root, &history, &limits, stop, output);
+            let written = search_and_report(&mut engine, &root, &history, &limits, stop, output, mode);
             (engine, written)
         })?;
         Ok(RunningSearch { handle, endless })
@@ -241,11 +248,12 @@ fn search_and_report<W: Write>(
     limits: &Limits,
     stop: &AtomicBool,
     output: &Mutex<W>,
+    mode: CastlingMode,
 ) -> io::Result<()> {
     let mut written = Ok(());
     let result = engine.search(root, history, limits, stop, &mut |info| {
         if written.is_ok() {
-            written = write_lines(output, &[info_line(info)]);
+            written = write_lines(output, &[info_line(info, mode)]);
         }
     });
     written?;
@@ -256,7 +264,7 @@ fn search_and_report<W: Write>(
             thread::sleep(Duration::from_millis(1));
         }
     }
-    write_lines(output, &[bestmove_line(&result)])
+    write_lines(output, &[bestmove_line(&result, mode)])
 }
 
 fn write_lines<W: Write>(output: &Mutex<W>, lines: &[String]) -> io::Result<()> {
@@ -269,12 +277,12 @@ fn write_lines<W: Write>(output: &Mutex<W>, lines: &[String]) -> io::Result<()> 
     out.flush()
 }
 
-fn uci_move(m: Move) -> String {
-    UciMove::from_move(m, CastlingMode::Standard).to_string()
+fn uci_move(m: Move, mode: CastlingMode) -> String {
+    UciMove::from_move(m, mode).to_string()
 }
 
-/// `info depth … score … pv …`.
-pub fn info_line(info: &SearchInfo) -> String {
+/// `info depth … score … pv …`, castling moves written in `mode`.
+pub fn info_line(info: &SearchInfo, mode: CastlingMode) -> String {
     let mut line = format!(
         "info depth {} seldepth {} multipv 1 score {} nodes {} nps {} hashfull {} time {}",
         info.depth,
@@ -289,17 +297,17 @@ pub fn info_line(info: &SearchInfo) -> String {
         line.push_str(" pv");
         for &m in &info.pv {
             line.push(' ');
-            line.push_str(&uci_move(m));
+            line.push_str(&uci_move(m, mode));
         }
     }
     line
 }
 
 /// `bestmove <move> [ponder <move>]`, or `bestmove 0000` without a legal move.
-pub fn bestmove_line(result: &SearchResult) -> String {
+pub fn bestmove_line(result: &SearchResult, mode: CastlingMode) -> String {
     match (result.best, result.ponder) {
-        (Some(best), Some(ponder)) => format!("bestmove {} ponder {}", uci_move(best), uci_move(ponder)),
-        (Some(best), None) => format!("bestmove {}", uci_move(best)),
+        (Some(best), Some(ponder)) => format!("bestmove {} ponder {}", uci_move(best, mode), uci_move(ponder, mode)),
+        (Some(best), None) => format!("bestmove {}", uci_move(best, mode)),
         (None, _) => "bestmove 0000".to_string(),
     }
 }

@@ -33,9 +33,8 @@ pub enum SessionError {
         /// Why it was rejected.
         reason: String,
     },
-    /// A move of a `position` command is unreadable or illegal; the moves
-    /// before it were played.
-    #[error("move '{text}' (move {number} of the list): {reason}; the position stays after the move before it")]
+    /// A move of a `position` command is unreadable or illegal.
+    #[error("move '{text}' (move {number} of the list): {reason}; no position until the next valid 'position' command")]
     IllegalMove {
         /// The move as given.
         text: String,
@@ -67,19 +66,29 @@ pub enum SessionError {
 
 /// The game being played: the current position and the hashes of the
 /// positions before it, oldest first (for repetition detection).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Game {
     /// The position to search.
     pub position: Chess,
     /// [`position_hash`] of every earlier position of the game.
     pub history: Vec<u64>,
+    /// False after a `position` command that could not be set up: the
+    /// engine then has no position the GUI agrees with, and answers `go`
+    /// with `bestmove 0000` instead of a move for another position.
+    pub valid: bool,
+}
+
+impl Default for Game {
+    fn default() -> Game {
+        Game { position: Chess::default(), history: Vec::new(), valid: true }
+    }
 }
 
 impl Game {
-    /// Sets up the game of a `position` command. An unusable FEN leaves the
-    /// game unchanged; an unusable move stops the move list there, with the
-    /// moves before it played (as other engines do).
+    /// Sets up the game of a `position` command. An unusable FEN or move
+    /// leaves no valid position until the next `position` command.
     pub fn set(&mut self, start: &StartPosition, moves: &[String]) -> Result<(), SessionError> {
+        self.valid = false;
         let position = match start {
             StartPosition::StartPos => Chess::default(),
             StartPosition::Fen(fen) => parse_fen(fen)?,
@@ -93,6 +102,7 @@ impl Game {
             self.history.push(position_hash(&self.position));
             self.position.play_unchecked(m);
         }
+        self.valid = true;
         Ok(())
     }
 
@@ -121,10 +131,12 @@ impl Game {
     }
 }
 
+/// A FEN read as everywhere else in pgntune: standard castling, or
+/// Chess960 castling (Shredder-FEN, X-FEN) when the position needs it.
 fn parse_fen(text: &str) -> Result<Chess, SessionError> {
     let invalid = |reason: String| SessionError::InvalidFen { fen: text.to_string(), reason };
     let fen: Fen = text.parse().map_err(|e: shakmaty::fen::ParseFenError| invalid(e.to_string()))?;
-    fen.into_position(CastlingMode::Standard).map_err(|e| invalid(e.to_string()))
+    crate::pgn::replay::position_from_fen(fen).map_err(|e| invalid(e.to_string()))
 }
 
 /// The UCI options, as set so far.
@@ -136,6 +148,8 @@ pub struct Options {
     pub move_overhead: Duration,
     /// `Weights`: the preset name or file the evaluation comes from.
     pub weights: String,
+    /// `UCI_Chess960`: castling moves are written king-takes-rook (`e1h1`).
+    pub chess960: bool,
 }
 
 /// What a `setoption` changed, for the session to act on.
@@ -152,7 +166,7 @@ pub enum OptionChange {
 impl Options {
     /// The defaults, evaluating with the weights named `weights`.
     pub fn new(weights: &str) -> Options {
-        Options { hash_mb: DEFAULT_HASH_MB, move_overhead: MOVE_OVERHEAD, weights: weights.to_string() }
+        Options { hash_mb: DEFAULT_HASH_MB, move_overhead: MOVE_OVERHEAD, weights: weights.to_string(), chess960: false }
     }
 
     /// The `option` lines of the `uci` reply.
@@ -164,7 +178,14 @@ impl Options {
                 "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
                 MOVE_OVERHEAD.as_millis()
             ),
+            "option name UCI_Chess960 type check default false".to_string(),
         ]
+    }
+
+    /// How castling moves are written: king-takes-rook with `UCI_Chess960`
+    /// or in a position only Chess960 allows, else king two squares.
+    pub fn castling_mode(&self, position: &Chess) -> CastlingMode {
+        if self.chess960 || position.castles().mode() == CastlingMode::Chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard }
     }
 
     /// Applies `setoption name <name> value <value>` (names are not case
@@ -185,6 +206,14 @@ impl Options {
             }
             "move overhead" => {
                 self.move_overhead = Duration::from_millis(number("Move Overhead", MAX_MOVE_OVERHEAD_MS)?);
+                Ok(OptionChange::Other)
+            }
+            "uci_chess960" => {
+                self.chess960 = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(SessionError::BadValue { option: "UCI_Chess960", value: value.to_string(), expected: "true or false".into() }),
+                };
                 Ok(OptionChange::Other)
             }
             "weights" => {
@@ -233,11 +262,17 @@ mod tests {
         for fen in ["", "garbage", "8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "k7/8/8/8/8/8/8/K7 w - - 0 1 extra"] {
             assert!(matches!(game.set(&StartPosition::Fen(fen.into()), &[]), Err(SessionError::InvalidFen { .. })), "{fen}");
             assert_eq!(game.position, before);
+            assert!(!game.valid, "{fen}: no position the GUI agrees with");
         }
         let err = game.set(&StartPosition::StartPos, &["e2e4".into(), "e2e4".into(), "e7e5".into()]).unwrap_err();
         assert!(matches!(err, SessionError::IllegalMove { number: 2, .. }), "{err}");
-        assert_eq!(game.history.len(), 1);
+        assert!(!game.valid);
         assert!(game.set(&StartPosition::StartPos, &["zz".into()]).is_err());
+        game.set(&StartPosition::StartPos, &["e2e4".into()]).unwrap();
+        assert!(game.valid);
+        // Chess960 castling rights (Shredder-FEN), as the shared FEN reader takes them.
+        game.set(&StartPosition::Fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".into()), &[]).unwrap();
+        assert_eq!(game.position.castles().mode(), CastlingMode::Chess960);
     }
 
     #[test]
@@ -270,6 +305,10 @@ mod tests {
         assert_eq!(options.move_overhead, Duration::from_millis(100));
         assert_eq!(options.set("Weights", Some("kaissa")).unwrap(), OptionChange::Weights);
         assert!(matches!(options.set("Ponder", Some("true")), Err(SessionError::UnknownOption(_))));
+        assert_eq!(options.castling_mode(&Chess::default()), CastlingMode::Standard);
+        options.set("UCI_Chess960", Some("true")).unwrap();
+        assert_eq!(options.castling_mode(&Chess::default()), CastlingMode::Chess960);
+        assert!(options.set("UCI_Chess960", Some("maybe")).is_err());
         assert!(options.describe().iter().any(|l| l.contains("Weights type string default kaissa")));
     }
 }

@@ -106,12 +106,26 @@ fn malformed_input_is_reported_not_fatal() {
     let output = session(
         "hello\n\nposition fen not a fen\nposition\nposition startpos moves e2e4 e2e4\nsetoption name Hash value lots\nsetoption name Nonsense value 1\nsetoption name Weights value no-such-weights\ngo depth 2\n",
     );
+    // Six bad commands, and the `go` after the failed `position`.
     let errors = output.lines().filter(|l| l.starts_with("info string")).count();
-    assert_eq!(errors, 6, "{output}");
-    // The legal prefix e2e4 was played: black is to move.
-    let mut position = Chess::default();
-    position.play_unchecked(UciMove::from_ascii(b"e2e4").unwrap().to_move(&position).unwrap());
-    assert_legal(&position, &bestmove(&output));
+    assert_eq!(errors, 7, "{output}");
+    // The last position command failed: no move for a position the GUI does not have.
+    assert_eq!(bestmove(&output), "0000", "{output}");
+    let output = session("position startpos moves e2e4\nposition fen not a fen\ngo depth 2\nposition startpos moves e2e4 e7e5\ngo depth 2\n");
+    let answers: Vec<&str> = output.lines().filter(|l| l.starts_with("bestmove")).collect();
+    assert_eq!(answers[0], "bestmove 0000", "{output}");
+    assert_ne!(answers[1], "bestmove 0000", "a valid position command restores the game: {output}");
+}
+
+#[test]
+fn chess960_castling_in_king_takes_rook_notation() {
+    let output = session("uci\nsetoption name UCI_Chess960 value true\nposition fen rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1 moves b1h1\ngo depth 2\n");
+    assert!(output.contains("option name UCI_Chess960 type check default false"), "{output}");
+    assert!(!output.contains("info string"), "a Shredder-FEN and castling as king takes rook are accepted: {output}");
+    let castle = shakmaty::Move::Castle { king: shakmaty::Square::E1, rook: shakmaty::Square::H1 };
+    let result = crate::engine::SearchResult { best: Some(castle), ponder: None, score: crate::engine::Score::Cp(0), depth: 1, seldepth: 1, nodes: 1, time: Duration::ZERO, pv: vec![castle] };
+    assert_eq!(bestmove_line(&result, shakmaty::CastlingMode::Chess960), "bestmove e1h1");
+    assert_eq!(bestmove_line(&result, shakmaty::CastlingMode::Standard), "bestmove e1g1");
 }
 
 #[test]

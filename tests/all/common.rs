@@ -14,6 +14,24 @@ pub fn shared_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
 }
 
+/// True when the environment variable `name` asks for something to be
+/// required: set to anything but empty or `0` (as notebooks/run_notebooks.py
+/// reads it too). CI sets `PGNTUNE_REQUIRE_DATA=1` and `PGNTUNE_REQUIRE_TOOLS=1`.
+pub fn required(name: &str) -> bool {
+    required_value(std::env::var(name).ok().as_deref())
+}
+
+/// The rule of [`required`] for a value (`None`: the variable is not set).
+pub fn required_value(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The sample bundled in the repository (`data/selfplay.pgn.zst`, 2000
+/// games of pgntune's self-play): always present, so tests on it run everywhere.
+pub fn bundled_sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/selfplay.pgn.zst")
+}
+
 /// A file from `../shared/data`, or `None` (with a clear message) when the
 /// collections are absent. With `PGNTUNE_REQUIRE_DATA=1` (as CI sets it) a
 /// missing file fails the test instead of skipping it.
@@ -22,7 +40,7 @@ pub fn shared(relative: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    if std::env::var_os("PGNTUNE_REQUIRE_DATA").is_some() {
+    if required("PGNTUNE_REQUIRE_DATA") {
         panic!("required test data missing: {}", path.display());
     }
     eprintln!("SKIPPED: {} is absent (the shared game collections are not beside the repository)", path.display());

@@ -18,7 +18,7 @@ fn stockfish() -> Option<&'static str> {
     if std::path::Path::new(STOCKFISH).exists() {
         return Some(STOCKFISH);
     }
-    if std::env::var_os("PGNTUNE_REQUIRE_TOOLS").is_some() {
+    if required("PGNTUNE_REQUIRE_TOOLS") {
         panic!("{STOCKFISH} is missing: apt-get install stockfish");
     }
     eprintln!("SKIPPED: {STOCKFISH} is not installed (apt-get install stockfish)");

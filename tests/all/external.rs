@@ -13,7 +13,7 @@ fn tool(name: &str, package: &str) -> Option<String> {
     if let Some(o) = found {
         return Some(String::from_utf8_lossy(&o.stdout).trim().to_string());
     }
-    if std::env::var_os("PGNTUNE_REQUIRE_TOOLS").is_some() {
+    if required("PGNTUNE_REQUIRE_TOOLS") {
         panic!("{name} is missing: apt-get install {package}");
     }
     eprintln!("SKIPPED: {name} is not installed (apt-get install {package})");

@@ -210,6 +210,31 @@ fn json_weights_and_trace_outputs() {
     assert_eq!(trace.lines().count() as u64, json["iterations"].as_u64().unwrap() + 2);
 }
 
+/// `tune` with no input fits the bundled sample (always present): the same
+/// report for one and two threads, values near the classical scale it was
+/// played with, and a weights file the engine reads back.
+#[test]
+fn tune_on_the_bundled_sample_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str, weights: &std::path::Path| -> serde_json::Value {
+        let out = stdout_of(pgntune().current_dir(env!("CARGO_MANIFEST_DIR")).args(["tune", "-q", "--json", "-j", threads, "--weights-out"]).arg(weights));
+        let mut json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json.as_object_mut().unwrap().remove("seconds");
+        json
+    };
+    let (w1, w2) = (dir.path().join("one.toml"), dir.path().join("two.toml"));
+    let one = run("1", &w1);
+    assert_eq!(one, run("2", &w2), "the report depends on the thread count");
+    assert_eq!(std::fs::read(&w1).unwrap(), std::fs::read(&w2).unwrap());
+    assert_eq!((one["games"].as_u64(), one["rows"].as_u64(), one["converged"].as_bool()), (Some(2000), Some(14640), Some(true)));
+    let value = |c: &str| one["values"][c].as_f64().unwrap();
+    assert_eq!(value("P"), 100.0);
+    assert!((250.0..330.0).contains(&value("N")) && (280.0..360.0).contains(&value("B")), "{one}");
+    assert!((430.0..540.0).contains(&value("R")) && (900.0..1150.0).contains(&value("Q")), "{one}");
+    let weights = pgntune::weights::Weights::load(&w1).unwrap();
+    assert!((weights.centipawns("N") - value("N")).abs() < 1e-9);
+}
+
 fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -235,7 +260,7 @@ fn bad_datasets_get_clear_messages() {
     fit_fails(&[], &write(d, "empty.csv", "P,N,result\n"), "no rows");
     fit_fails(&[], &write(d, "noresult.csv", "P,N\n1,2\n"), "no 'result' column");
     fit_fails(&[], &d.join("missing.mat"), "missing.mat");
-    fit_fails(&["--holdout", "1.5"], &write(d, "ok.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n"), "--holdout must be a fraction");
+    fit_fails(&["--holdout", "1.5"], &write(d, "ok.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n"), "for '--holdout <F>': must be a fraction between 0 and 1");
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod extract_cli;
 mod extract_edge;
 mod extract_fuzz;
 mod extract_rows;
+mod faults;
 mod fit;
 mod notebooks;
 mod play;

@@ -11,7 +11,7 @@ fn every_notebook_runs() {
     }
     let ready = Command::new("python3").args(["-c", "import nbclient, polars, matplotlib, ipykernel"]).output().is_ok_and(|o| o.status.success());
     if !ready {
-        if std::env::var_os("PGNTUNE_REQUIRE_TOOLS").is_some() {
+        if required("PGNTUNE_REQUIRE_TOOLS") {
             panic!("the notebooks' Python packages are missing: pip install -r notebooks/requirements.txt");
         }
         eprintln!("SKIPPED: the notebooks' Python packages are not installed (pip install -r notebooks/requirements.txt)");

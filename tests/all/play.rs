@@ -90,10 +90,10 @@ fn flag_fall_loses_unless_the_opponent_cannot_mate() {
     // Black has a rook: White's flag loses.
     let g = play(&mut slow, &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/r7/4K3 w - - 0 1"), clocks.clone(), Adjudication::default());
     assert_eq!((g.result(), g.end.termination.clone()), (GameResult::BlackWins, Termination::TimeForfeit));
-    // Black has a lone knight and White nothing to block with: a draw.
+    // Black has a lone king (White a queen, so the position is not dead): a draw.
     let mut slow = Scripted::new("slow", &["e1e2"]);
     slow.think = Duration::from_millis(1500);
-    let g = play(&mut slow, &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/n7/4K3 w - - 0 1"), clocks, Adjudication::default());
+    let g = play(&mut slow, &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/Q7/4K3 w - - 0 1"), clocks, Adjudication::default());
     assert_eq!((g.result(), g.end.termination.clone()), (GameResult::Draw, Termination::TimeForfeitDraw));
 }
 

@@ -112,8 +112,11 @@ impl<'a> Comparison<'a> {
         let style = text(canvas::LEGEND);
         let mut labels = Vec::with_capacity(self.plot.groups.len());
         for group in &self.plot.groups {
-            let unit = if group.games == 1 { "game" } else { "games" };
-            let games = format!(" ({} {unit})", canvas::count(group.games));
+            let games = match group.games {
+                Some(1) => " (1 game)".to_string(),
+                Some(n) => format!(" ({} games)", canvas::count(n)),
+                None => String::new(),
+            };
             let room = (WIDTH / 4).saturating_sub(root.estimate_text_size(&games, &style)?.0);
             labels.push(canvas::fit_text(root, &group.group, &style, room)? + &games);
         }

@@ -42,7 +42,7 @@ fn group_plot(groups: usize) -> GroupComparisonPlot {
         .map(|g| {
             let values: Vec<f64> = base.iter().map(|v| v + 5.0 * g as f64).collect();
             let ci95 = values.iter().map(|v| (v - 25.0, v + 25.0)).collect();
-            GroupValues { group: format!("Player {g}"), games: 100 + 37 * g as u64, values, ci95 }
+            GroupValues { group: format!("Player {g}"), games: Some(100 + 37 * g as u64), values, ci95 }
         })
         .collect();
     GroupComparisonPlot {
@@ -314,7 +314,7 @@ fn comparisons_with_missing_values_are_drawn() {
     let mut plot = group_plot(1);
     plot.groups[0].values[3] = f64::NAN;
     plot.groups[0].ci95.clear();
-    plot.groups[0].games = 1;
+    plot.groups[0].games = Some(1);
     let mut wide = group_plot(3);
     wide.columns = (1..=7).map(|i| format!("feature {i}")).collect();
     wide.columns[6] = "a caption far too wide for its panel ".repeat(4);

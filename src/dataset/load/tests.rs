@@ -122,3 +122,22 @@ fn foreign_columns_are_not_positions() {
     let err = load_positions(&[&csv], &options).unwrap_err().to_string();
     assert!(err.contains("line 2") && err.contains("not a whole count"), "{err}");
 }
+
+#[test]
+fn octave_text_is_read_whatever_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "# Created by pgntune 0.1.0\n# name: X\n# type: matrix\n# rows: 3\n# columns: 2\n 1 0\n 1 0\n 0 1\n\n\n\
+# name: y\n# type: matrix\n# rows: 3\n# columns: 1\n 1\n 0.5\n 0\n\n\n# name: game\n# type: matrix\n# rows: 3\n# columns: 1\n 0\n 1\n 1\n\n\n\
+# name: ply\n# type: matrix\n# rows: 3\n# columns: 1\n 2\n 4\n 6\n\n\n# name: features\n# type: string\n# elements: 2\n# length: 1\nP\n# length: 1\nN\n\n\n";
+    for name in ["rows.mat", "rows.txt"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let rows = load(&[&path], true).unwrap();
+        assert_eq!(rows.columns, ["P", "N"], "{name}");
+        assert_eq!(rows.counts, [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], "{name}");
+        assert_eq!(rows.game_count, Some(2), "{name}");
+    }
+    let path = dir.path().join("cut.mat");
+    std::fs::write(&path, text.lines().take(7).collect::<Vec<_>>().join("\n")).unwrap();
+    assert!(load(&[&path], false).unwrap_err().to_string().contains("ends before its 3 rows"));
+}

@@ -20,6 +20,7 @@ impl TuneReport {
             features: layout.sets().map(|s| s.name().to_string()).collect(),
             scale: 1.0,
             intercept: None,
+            default: None,
             weights: self.columns.iter().cloned().zip(self.weights.iter().copied()).collect(),
         }
     }

@@ -1,0 +1,222 @@
+//! What an output is, so that an existing file can be recognised as an
+//! earlier output of the same kind (which a command may replace without
+//! `--force`) rather than a file of the user's.
+//!
+//! Recognition reads the start of the file (the whole footer for
+//! Parquet). It errs on the side of refusing: a file is recognised only
+//! when it carries what pgntune itself writes there.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::dataset::Format;
+
+/// How much of a file recognition reads.
+const HEAD_BYTES: u64 = 64 << 10;
+
+/// The kinds of file pgntune writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    /// Rows written by `extract` in this format.
+    Dataset(Format),
+    /// `extract --score-table`.
+    ScoreTable,
+    /// A weights file (`--weights-out`).
+    Weights,
+    /// `--trace`: a CSV row per iteration.
+    Trace,
+    /// A figure (PNG or SVG) in a `--plot` folder.
+    Figure,
+    /// An opening suite written by `openings`.
+    Openings,
+    /// The games of a match (`--pgn-out`): never replaced without
+    /// `--force`, since a match appends to it and a user's PGN looks the same.
+    MatchGames,
+    /// The games of `selfplay --out` (plain or compressed PGN).
+    SelfplayGames,
+    /// A match state (`--state`).
+    State,
+    /// Source code or JSON of tuned terms (`--emit`).
+    Source,
+}
+
+impl OutputKind {
+    /// What the kind is called in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            OutputKind::Dataset(Format::Mat) => "a .mat dataset",
+            OutputKind::Dataset(Format::Csv) => "a CSV dataset",
+            OutputKind::Dataset(Format::Tsv) => "a TSV dataset",
+            OutputKind::Dataset(Format::Parquet) => "a Parquet dataset",
+            OutputKind::Dataset(Format::Octave) => "an Octave dataset",
+            OutputKind::Dataset(Format::Epd) => "an EPD dataset",
+            OutputKind::Dataset(Format::Ijv) => "a sparse triplet dataset",
+            OutputKind::Source => "emitted source code",
+            OutputKind::ScoreTable => "a score table",
+            OutputKind::Weights => "a weights file",
+            OutputKind::Trace => "a fit trace",
+            OutputKind::Figure => "a figure",
+            OutputKind::Openings => "an opening suite",
+            OutputKind::MatchGames => "the games of a match",
+            OutputKind::SelfplayGames => "self-play games",
+            OutputKind::State => "a match state",
+        }
+    }
+
+    /// True when the file at `path` is one pgntune wrote as this kind.
+    pub fn recognises(self, path: &Path) -> bool {
+        let Ok(head) = head(path) else { return false };
+        match self {
+            OutputKind::Dataset(Format::Mat) => is_integer_matrix(&head),
+            OutputKind::Dataset(Format::Csv) => header_has_metadata(&head, b','),
+            OutputKind::Dataset(Format::Tsv) => header_has_metadata(&head, b'\t'),
+            OutputKind::Dataset(Format::Octave) => head.starts_with(b"# Created by pgntune"),
+            OutputKind::Dataset(Format::Parquet) => is_pgntune_parquet(path),
+            OutputKind::Dataset(Format::Epd) => is_epd(&head),
+            OutputKind::Dataset(Format::Ijv) => head.starts_with(b"% pgntune sparse rows"),
+            OutputKind::Source => contains(&head[..head.len().min(200)], b"written by pgntune"),
+            OutputKind::ScoreTable => head.starts_with(b"balance,rows,points,score\n"),
+            OutputKind::Weights => head.starts_with(b"# pgntune weights") || is_json_weights(path),
+            OutputKind::Trace => head.starts_with(b"iteration,"),
+            OutputKind::Figure => head.starts_with(b"\x89PNG\r\n\x1a\n") || (head.starts_with(b"<svg") || head.starts_with(b"<?xml")) && contains(&head, b"<svg"),
+            OutputKind::Openings => is_epd(&head),
+            OutputKind::MatchGames => false,
+            OutputKind::SelfplayGames => is_selfplay_pgn(path),
+            OutputKind::State => head.starts_with(b"{") && contains(&head, b"\"committed\"") && contains(&head, b"\"config\""),
+        }
+    }
+}
+
+fn head(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    File::open(path)?.take(HEAD_BYTES).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The complete lines of `head` (a last line cut by the read limit is dropped).
+fn complete_lines(head: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let end = if head.len() as u64 >= HEAD_BYTES { head.iter().rposition(|&b| b == b'\n').unwrap_or(0) } else { head.len() };
+    head[..end].split(|&b| b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+}
+
+/// pgnlearn's matrix: lines of at least two integers, all the same length.
+fn is_integer_matrix(head: &[u8]) -> bool {
+    let mut width = None;
+    let mut lines = 0;
+    for line in complete_lines(head) {
+        let Ok(text) = std::str::from_utf8(line) else { return false };
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() < 2 || fields.iter().any(|f| f.parse::<i64>().is_err()) || *width.get_or_insert(fields.len()) != fields.len() {
+            return false;
+        }
+        lines += 1;
+    }
+    lines > 0
+}
+
+/// A header line with pgntune's `result`, `game`, `ply` columns in a row.
+fn header_has_metadata(head: &[u8], sep: u8) -> bool {
+    let line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let fields: Vec<&[u8]> = line.split(|&b| b == sep).map(|f| f.trim_ascii()).collect();
+    fields.windows(3).any(|w| w == [b"result".as_slice(), b"game", b"ply"])
+}
+
+fn is_pgntune_parquet(path: &Path) -> bool {
+    use polars::prelude::{ParquetReader, SerReader};
+    let Ok(file) = File::open(path) else { return false };
+    let Ok(schema) = ParquetReader::new(file).schema() else { return false };
+    ["result", "game", "ply"].iter().all(|c| schema.contains(c))
+}
+
+fn is_json_weights(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
+    ["format", "features", "scale", "weights"].iter().all(|k| map.contains_key(*k))
+}
+
+/// Lines of EPD (or comments), as `openings` writes them.
+fn is_epd(head: &[u8]) -> bool {
+    let mut positions = 0;
+    for line in complete_lines(head) {
+        let Ok(text) = std::str::from_utf8(line) else { return false };
+        let text = text.trim();
+        if text.starts_with('#') {
+            continue;
+        }
+        let epd: Vec<&str> = text.split_whitespace().take(4).collect();
+        if epd.join(" ").parse::<shakmaty::fen::Epd>().is_err() {
+            return false;
+        }
+        positions += 1;
+    }
+    positions > 0
+}
+
+/// PGN (plain or compressed) whose first game was played by pgntune.
+fn is_selfplay_pgn(path: &Path) -> bool {
+    use crate::pgn::input::{ByteCounters, InputSource, open};
+    let Ok(stream) = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default()) else { return false };
+    let mut text = Vec::new();
+    if stream.reader.take(HEAD_BYTES).read_to_end(&mut text).is_err() && text.is_empty() {
+        return false;
+    }
+    text.starts_with(b"[Event \"pgntune selfplay\"]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn pgntune_outputs_are_recognised_and_other_files_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let pgn = file(d, "games.pgn", b"[Event \"x\"]\n\n1. e4 e5 1-0\n");
+        let mat = file(d, "rows.mat", b" 1  0  0  0  0  2\n-1  0  0  0  0  0\n");
+        let csv = file(d, "rows.csv", b"P,N,B,R,Q,result,game,ply\n1,0,0,0,0,1,0,3\n");
+        let table = file(d, "t.csv", b"balance,rows,points,score\n0,1,1,1.0\n");
+        let weights = file(d, "w.toml", b"# pgntune weights: centipawns = ...\nformat = 1\n");
+        let epd = file(d, "o.epd", b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n");
+        let selfplay = file(d, "s.pgn", b"[Event \"pgntune selfplay\"]\n[Site \"pgntune\"]\n");
+        assert!(OutputKind::Dataset(Format::Mat).recognises(&mat));
+        assert!(OutputKind::Dataset(Format::Csv).recognises(&csv));
+        assert!(OutputKind::ScoreTable.recognises(&table));
+        assert!(OutputKind::Weights.recognises(&weights));
+        assert!(OutputKind::Openings.recognises(&epd));
+        assert!(OutputKind::SelfplayGames.recognises(&selfplay));
+        for kind in [
+            OutputKind::Dataset(Format::Mat),
+            OutputKind::Dataset(Format::Csv),
+            OutputKind::Dataset(Format::Tsv),
+            OutputKind::Dataset(Format::Parquet),
+            OutputKind::Dataset(Format::Octave),
+            OutputKind::ScoreTable,
+            OutputKind::Weights,
+            OutputKind::Trace,
+            OutputKind::Figure,
+            OutputKind::Openings,
+            OutputKind::MatchGames,
+            OutputKind::SelfplayGames,
+            OutputKind::State,
+            OutputKind::Dataset(Format::Epd),
+            OutputKind::Dataset(Format::Ijv),
+            OutputKind::Source,
+        ] {
+            assert!(!kind.recognises(&pgn), "{kind:?} took a user's PGN for its own");
+        }
+        assert!(!OutputKind::Dataset(Format::Csv).recognises(&table));
+        assert!(!OutputKind::Dataset(Format::Mat).recognises(&csv));
+        assert!(!OutputKind::MatchGames.recognises(&selfplay), "match games are never replaced without --force");
+    }
+}

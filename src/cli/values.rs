@@ -1,0 +1,90 @@
+//! Parsers for numeric option values that say the allowed range.
+//!
+//! clap's own integer parsers answer `-1` with "invalid digit found in
+//! string" and print ranges up to 18446744073709551615; these answer with
+//! the range a user can act on. Options using them also set
+//! `allow_negative_numbers`, so that `--lambda -1` reaches the parser
+//! instead of being taken for an unknown flag.
+
+/// A whole number in `min..=max`, as the integer type `T`.
+pub fn whole<T>(min: i128, max: i128) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<i128> + Clone + Send + Sync + 'static,
+{
+    move |text: &str| {
+        let range = if max >= i128::from(u32::MAX) { format!("a whole number ≥ {min}") } else { format!("a whole number from {min} to {max}") };
+        let value: i128 = text.trim().parse().map_err(|_| format!("must be {range}"))?;
+        if value < min || value > max {
+            return Err(format!("must be {range}"));
+        }
+        T::try_from(value).map_err(|_| format!("must be {range}"))
+    }
+}
+
+/// A whole number ≥ `min` that fits in a `u64`.
+pub fn at_least(min: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    whole::<u64>(i128::from(min), i128::from(u64::MAX))
+}
+
+/// A whole number ≥ `min` that fits in a `u32`.
+pub fn at_least_u32(min: u32) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
+    whole::<u32>(i128::from(min), i128::from(u32::MAX))
+}
+
+/// A whole number ≥ `min` that fits in a `usize`.
+pub fn at_least_usize(min: usize) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    whole::<usize>(min as i128, usize::MAX as i128)
+}
+
+/// A finite number ≥ 0.
+pub fn non_negative(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| "must be a number ≥ 0".to_string())?;
+    if value.is_finite() && value >= 0.0 { Ok(value) } else { Err("must be a finite number ≥ 0".into()) }
+}
+
+/// A finite number > 0.
+pub fn positive(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| "must be a number > 0".to_string())?;
+    if value.is_finite() && value > 0.0 { Ok(value) } else { Err("must be a finite number > 0".into()) }
+}
+
+/// A fraction strictly between 0 and 1.
+pub fn open_fraction(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| "must be a fraction between 0 and 1".to_string())?;
+    if value > 0.0 && value < 1.0 { Ok(value) } else { Err("must be a fraction between 0 and 1 (exclusive)".into()) }
+}
+
+/// A fraction in [0, 1).
+pub fn fraction_below_one(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| "must be a number in [0, 1)".to_string())?;
+    if (0.0..1.0).contains(&value) { Ok(value) } else { Err("must be a number in [0, 1)".into()) }
+}
+
+/// Fails when `threads` is far above the cores here (it costs time and
+/// gains nothing), unless `force`. 0 means one per core.
+pub fn check_threads(option: &str, threads: usize, force: bool) -> anyhow::Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let limit = 4 * cores;
+    if threads > limit && !force {
+        anyhow::bail!("{option} {threads} is far above the {cores} cores here (at most {limit}; pass --force to use {threads} anyway)");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_named() {
+        assert_eq!(at_least(1)("5"), Ok(5));
+        assert_eq!(at_least(1)("0").unwrap_err(), "must be a whole number ≥ 1");
+        assert_eq!(at_least(0)("-1").unwrap_err(), "must be a whole number ≥ 0");
+        assert_eq!(whole::<u32>(1, 100)("101").unwrap_err(), "must be a whole number from 1 to 100");
+        assert!(at_least(1)("x").is_err());
+        assert_eq!(non_negative("-1").unwrap_err(), "must be a finite number ≥ 0");
+        assert!(positive("NaN").is_err() && positive("0").is_err() && positive("inf").is_err());
+        assert!(open_fraction("1").is_err() && open_fraction("0.2").is_ok());
+        assert!(check_threads("-j", 100_000, false).is_err() && check_threads("-j", 100_000, true).is_ok());
+    }
+}

@@ -1,0 +1,165 @@
+//! Items 17–22 of the fault audit: option values, inputs that are no PGN,
+//! messages, `-q`, and a CI that cannot skip quietly.
+
+use super::*;
+
+#[test]
+fn fault_17_negative_numbers_get_the_range_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n");
+    for (args, needle) in [
+        (vec!["fit", "d.mat", "--lambda", "-1"], "'--lambda <λ>': must be a finite number ≥ 0"),
+        (vec!["fit", "d.mat", "--tol", "-1"], "'--tol <TOL>': must be a finite number > 0"),
+        (vec!["fit", "d.mat", "--seed", "-3"], "must be a whole number ≥ 0"),
+        (vec!["stats", "--wdl", "-1", "2", "3"], "'--wdl <W> <D> <L>': must be a whole number ≥ 0"),
+        (vec!["play", "--tc", "-1+0"], "the base time must be positive"),
+        (vec!["play", "--nodes", "-5"], "'--nodes <N>': must be a whole number ≥ 1"),
+        (vec!["extract", "d.mat", "-o", "x.csv", "--skip-plies", "-2"], "must be a whole number ≥ 0"),
+        (vec!["selfplay", "--out", "s.pgn", "--vary", "-0.5"], "must be a number in [0, 1)"),
+    ] {
+        let message = fails_untouched(d, pgntune_in(d).args(&args), needle);
+        assert!(!message.contains("'-- -"), "{args:?}: wrong advice: {message}");
+    }
+}
+
+#[test]
+fn fault_18_zero_and_absurd_values_are_refused_when_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n 2  0  0  0  0  2\n");
+    write(d, "t.pgn", GAMES);
+    let two = ["--engine", "name=a weights=classical", "--engine", "name=b weights=kaissa"];
+    for (args, needle) in [
+        (vec!["fit", "d.mat", "--iters", "0"], "'--iters <N>': must be a whole number ≥ 1"),
+        (vec!["fit", "d.mat", "--solver", "gd", "--alpha", "NaN"], "'--alpha <α>': must be a finite number > 0"),
+        (vec!["fit", "d.mat", "--solver", "gd", "--alpha", "0"], "'--alpha <α>': must be a finite number > 0"),
+        (vec!["play", "--movetime", "0"], "'--movetime <MS>': must be a whole number ≥ 1"),
+        (vec!["play", "--nodes", "0"], "'--nodes <N>': must be a whole number ≥ 1"),
+        (vec!["play", "--depth", "0"], "'--depth <N>': must be a whole number from 1 to 100"),
+        (vec!["match", "--pairs", "0", "--nodes", "100"], "'--pairs <N>': must be a whole number ≥ 1"),
+        (vec!["match", "--pairs", "1", "--nodes", "100", "--opening-plies", "500"], "at most 40 plies"),
+        (vec!["match", "--pairs", "1", "--nodes", "100", "-j", "100000"], "is far above the"),
+        (vec!["extract", "t.pgn", "-o", "x.csv", "-j", "100000"], "is far above the"),
+        (vec!["analyze", "t.pgn", "--scale", "0-0-0-0-0"], "must be positive"),
+        (vec!["match", "--pairs", "1", "--nodes", "100", "--engine", "name=a weights=flat"], "two engines are named 'a'"),
+    ] {
+        let mut cmd = pgntune_in(d);
+        cmd.args(&args);
+        if args[0] == "match" {
+            cmd.args(two);
+        }
+        let message = fails_untouched(d, &mut cmd, needle);
+        assert!(!message.contains("[NaN"), "{message}");
+    }
+    // A high -j is allowed when forced (a few over the limit keeps the test short).
+    let over = 4 * std::thread::available_parallelism().map_or(1, |n| n.get()) + 1;
+    pgntune_in(d).args(["extract", "t.pgn", "-q", "-o", "x.csv", "--force", "-j", &over.to_string()]).assert().success();
+}
+
+#[test]
+fn fault_19_input_without_a_pgn_game_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "random.bin", noise(5000, 42));
+    write(d, "empty.pgn", "");
+    write(d, "t.pgn", GAMES);
+    fails_untouched(d, pgntune_in(d).args(["extract", "random.bin", "-o", "o.csv"]), "random.bin: no PGN game found");
+    fails_untouched(d, pgntune_in(d).args(["tune", "random.bin"]), "random.bin: no PGN game found");
+    fails_untouched(d, pgntune_in(d).args(["analyze", "random.bin"]), "random.bin: no PGN game found");
+    // An empty collection is not an error; a file of noise among good ones is a warning, not silence.
+    pgntune_in(d).args(["extract", "empty.pgn", "-q", "-o", "e.csv"]).assert().success();
+    assert_eq!(std::fs::read_to_string(d.join("e.csv")).unwrap(), "P,N,B,R,Q,result,game,ply\n");
+    let both = pgntune_in(d).args(["extract", "t.pgn", "random.bin", "-q", "-o", "both.csv"]).assert().success().get_output().stderr.clone();
+    let both = String::from_utf8_lossy(&both);
+    assert!(
+        both.contains("warning: random.bin: game 1: unreadable PGN: no PGN game in this input")
+            || both.contains("warning: random.bin: game 1: no tags and no result: not a PGN game"),
+        "{both}"
+    );
+    // Noise that parses as a game of stray tokens is reported as well.
+    write(d, "tokens.bin", "e4 zz9 Nf3 ?? 1-0\n");
+    let tokens = pgntune_in(d).args(["extract", "t.pgn", "tokens.bin", "-q", "-o", "tokens.csv"]).assert().success().get_output().stderr.clone();
+    assert!(
+        String::from_utf8_lossy(&tokens).contains("warning: tokens.bin: game 1: no tags and no result: not a PGN game"),
+        "{}",
+        String::from_utf8_lossy(&tokens)
+    );
+}
+
+#[test]
+fn fault_20_messages_say_what_is_wrong_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fen = "4k3/8/8/8/8/8/8/1N2K3 w - - 0 1";
+    let missing = fails(pgntune_in(d).args(["eval", fen, "-w", "nofile.toml"]), "nofile.toml: No such file");
+    assert!(!missing.contains("preset"), "a missing file is not an unknown preset: {missing}");
+    let unknown = fails(pgntune_in(d).args(["eval", fen, "-w", "nonsense"]), "'nonsense' is not a preset");
+    assert_eq!(unknown.matches("classical").count(), 1, "the presets are listed once: {unknown}");
+    assert!(unknown.len() < 200, "{unknown}");
+    write(d, "bad.toml", "format = 1\nfeatures = [\"material\"]\nscale = 1.0\n[weights]\nP = 1\nN = = 3\n");
+    fails(pgntune_in(d).args(["eval", fen, "-w", "bad.toml"]), "bad.toml: line 6, column 5:");
+    let openings = fails(pgntune_in(d).args(["openings", "nonexist.pgn", "--out", "o.epd"]), "nonexist.pgn");
+    assert_eq!(openings.matches("nonexist.pgn").count(), 1, "{openings}");
+    // Holdout on rows without game ids says rows, and warns.
+    write(d, "or.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n 2  0  0  0  0  2\n 1  0  0  0  0  1\n-2  0  0  0  0  0\n 1 -1  0  0  0  2\n".repeat(20));
+    let report = stdout_of(pgntune_in(d).args(["fit", "or.mat", "--holdout", "0.2"]));
+    let holdout = report.lines().find(|l| l.starts_with("holdout:")).unwrap();
+    assert!(holdout.contains("of rows held out") && holdout.ends_with(" rows") && !holdout.contains("games"), "{holdout}");
+    assert!(report.contains("warning: the input has no game ids: the holdout split rows"), "{report}");
+}
+
+#[test]
+fn fault_21_quiet_is_the_same_everywhere_and_octave_mat_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "bad.pgn", "[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 Nc6 1-0\n\n[Result \"0-1\"]\n\n1. d4 d5 2. Bg5 f6 0-1\n");
+    let stderr = |cmd: &mut assert_cmd::Command| String::from_utf8(cmd.assert().success().get_output().stderr.clone()).unwrap();
+    // -q: no progress, summary or notes; warnings stay.
+    let extract = stderr(pgntune_in(d).args(["extract", "bad.pgn", "-q", "-o", "b.csv"]));
+    assert!(extract.contains("warning: bad.pgn: game 1, ply 3: illegal move 'Ke3'") && !extract.contains("games read"), "{extract}");
+    assert_eq!(stderr(pgntune_in(d).args(match_args(1))), "", "match -q printed on standard error");
+    assert_eq!(stderr(pgntune_in(d).args(["selfplay", "-q", "--games", "2", "--nodes", "300", "--out", "s.pgn"])), "");
+    assert_eq!(stderr(pgntune_in(d).args(["openings", "-q", "s.pgn", "--plies", "2", "--out", "o.epd"])), "");
+    // Without -q the summaries are there.
+    assert!(stderr(pgntune_in(d).args(["extract", "bad.pgn", "-o", "b2.csv"])).contains("games read 2"));
+    for help in ["extract", "match", "selfplay", "openings", "fit", "tune", "analyze"] {
+        let text = stdout_of(pgntune().args([help, "--help"]));
+        // `--quiet MODE` chooses positions (issue 11); -q is --silent everywhere.
+        assert!(text.contains("-q, --silent") && text.to_lowercase().contains("quiet:"), "{help} --help: {text}");
+    }
+
+    // fit tells Octave text from a pgnlearn matrix by content, whatever the name.
+    pgntune().arg("extract").arg(bundled_sample()).args(["-q", "--format", "octave", "-o"]).arg(d.join("x.mat")).assert().success();
+    pgntune().arg("extract").arg(bundled_sample()).args(["-q", "-o"]).arg(d.join("x.csv")).assert().success();
+    let theta = |name: &str| {
+        let json: serde_json::Value = serde_json::from_str(&stdout_of(pgntune_in(d).args(["fit", name, "--json"]))).unwrap();
+        (json["theta"].clone(), json["games"].clone())
+    };
+    assert_eq!(theta("x.mat"), theta("x.csv"));
+    assert_eq!(stderr(pgntune_in(d).args(["fit", "-q", "x.csv"])), "");
+}
+
+#[test]
+fn fault_22_ci_requires_the_data_and_both_runners_agree() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    let export = ci.lines().find(|l| l.contains("PGNTUNE_REQUIRE_DATA=1")).expect(".ci/run sets PGNTUNE_REQUIRE_DATA");
+    assert!(export.starts_with("export "), "PGNTUNE_REQUIRE_DATA must be set unconditionally: {export:?}");
+    assert!(ci.contains("if [ ! -d ../shared/data ]") && ci.contains("exit 1"), ".ci/run must fail without the data");
+    // "Required" means the same in the tests and in the notebook runner.
+    let values = [None, Some(""), Some("0"), Some("1"), Some("yes")];
+    let rust: Vec<bool> = values.iter().map(|v| required_value(*v)).collect();
+    assert_eq!(rust, [false, false, false, true, true]);
+    let python = std::process::Command::new("python3")
+        .current_dir(root.join("notebooks"))
+        .args(["-c", "import run_notebooks as r; print([r.required(v) for v in [None, '', '0', '1', 'yes']])"])
+        .output();
+    match python {
+        Ok(out) if out.status.success() => assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[False, False, False, True, True]"),
+        _ if required("PGNTUNE_REQUIRE_TOOLS") => {
+            panic!("python3 cannot import notebooks/run_notebooks.py")
+        }
+        _ => eprintln!("SKIPPED (python part): python3 is not available"),
+    }
+}
