@@ -20,7 +20,9 @@ use crate::common::shared;
 /// Positions checked for colour symmetry one by one (besides one per material signature).
 const SYMMETRY_POSITIONS: usize = 20_000;
 
-/// A side's counts: the bishop pair (0 or 1), then P N B R Q.
+/// A side's counts: the bishop pair (0 or 1), then P N B R Q. Counted here
+/// again, apart from the set's own code, so that the identities below check
+/// the set's values against an independent computation.
 type Counts = [i64; 6];
 const BPAIR: usize = 0;
 const P: usize = 1;
