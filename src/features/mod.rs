@@ -45,6 +45,7 @@
 //! ```
 
 pub mod context;
+pub mod imbalance;
 pub mod material;
 pub mod pst;
 pub mod simple;
@@ -55,6 +56,7 @@ use std::sync::OnceLock;
 use shakmaty::{Chess, Role};
 
 pub use context::{Context, MAX_PHASE, phase};
+pub use imbalance::Imbalance;
 pub use material::Material;
 pub use pst::Pst;
 pub use simple::{BishopPair, MaterialTapered, Tempo};
@@ -72,6 +74,8 @@ pub enum FeatureSet {
     BishopPair,
     /// The side to move.
     Tempo,
+    /// Material imbalance: products of piece counts (see [`imbalance`]; untapered).
+    Imbalance,
 }
 
 /// A group of terms whose values add up to a piece count or to zero in
@@ -113,6 +117,7 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Imbalance,
     ];
 
     /// The sets of `--features full`: the whole evaluation, every set tapered.
@@ -163,6 +168,14 @@ impl FeatureSet {
                 tapered: true,
                 material_only: false,
                 terms: Tempo::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Imbalance => SetInfo {
+                name: "imbalance",
+                meaning: Imbalance::MEANING,
+                tapered: false,
+                material_only: true,
+                terms: Imbalance::terms,
                 groups: Vec::new,
             },
         }
@@ -249,6 +262,7 @@ impl FeatureSet {
             FeatureSet::Pst => Pst::visit(ctx, emit),
             FeatureSet::BishopPair => BishopPair::visit(ctx, emit),
             FeatureSet::Tempo => Tempo::visit(ctx, emit),
+            FeatureSet::Imbalance => Imbalance::visit(ctx, emit),
         }
     }
 }

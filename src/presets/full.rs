@@ -5,6 +5,8 @@
 //! engine: a tuning run starts here, and `verify` measures tuned weights
 //! against it.
 
+mod imbalance;
+
 use crate::features::{FeatureLayout, FeatureSet, Pst};
 use crate::weights::{FORMAT, Weights};
 
@@ -25,6 +27,7 @@ pub fn starting_values(set: FeatureSet) -> Vec<(f64, f64)> {
         FeatureSet::BishopPair => vec![(30.0, 50.0)],
         // Moving first is worth a little, more with pieces on the board.
         FeatureSet::Tempo => vec![(15.0, 5.0)],
+        FeatureSet::Imbalance => imbalance::starting_values(),
     }
 }
 
@@ -33,9 +36,7 @@ pub fn full() -> Weights {
     let layout = FeatureLayout::full();
     let mut weights = std::collections::BTreeMap::new();
     for set in layout.sets() {
-        let pairs = starting_values(set);
-        let values = pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1));
-        weights.extend(set.columns().into_iter().zip(values));
+        weights.extend(set.columns().into_iter().zip(super::column_values(set)));
     }
     Weights { format: FORMAT, name: super::FULL.to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, default: None, weights }
 }

@@ -25,16 +25,16 @@ pub fn defaults_for(layout: &FeatureLayout) -> Weights {
     let mut weights = std::collections::BTreeMap::new();
     for set in layout.sets() {
         let columns = set.columns();
-        let values: Vec<f64> = match set {
-            FeatureSet::Material => vec![100.0, 300.0, 300.0, 500.0, 900.0],
-            _ => {
-                let pairs = starting_values(set);
-                pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1)).collect()
-            }
-        };
-        weights.extend(columns.into_iter().zip(values));
+        weights.extend(columns.into_iter().zip(column_values(set)));
     }
     Weights { format: FORMAT, name: "defaults".to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, default: None, weights }
+}
+
+/// The starting values of `set` in column order: middlegame values then
+/// endgame values for a tapered set, one value per term otherwise.
+pub fn column_values(set: FeatureSet) -> Vec<f64> {
+    let pairs = starting_values(set);
+    if set.tapered() { pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1)).collect() } else { pairs.iter().map(|p| p.0).collect() }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod extract_edge;
 mod extract_fuzz;
 mod extract_rows;
 mod faults;
+mod features_imbalance;
 mod fit;
 mod notebooks;
 mod play;
