@@ -26,6 +26,7 @@ mod analyze;
 mod engine;
 mod extract;
 mod fit;
+mod inspect;
 mod matches;
 mod play;
 mod stats;
@@ -50,12 +51,20 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Replay PGN games and write quiet positions as feature rows (.mat, .csv, .tsv, .parquet, Octave).
+    /// Replay PGN games and write quiet positions as feature rows (.mat, .csv, .tsv, .parquet, .epd, .ijv, Octave).
     Extract(ExtractArgs),
+    /// List the feature sets (the terms of the evaluation) with their columns.
+    Features(inspect::FeaturesCommand),
     /// Fit piece values by regularised logistic regression on extracted rows, with standard errors and checks.
     Fit(fit::FitCommand),
     /// Extract and fit in one pass, in memory (with no input: the bundled self-play sample in data/).
     Tune(fit::TuneCommand),
+    /// Log-loss, squared error and accuracy of weights on a dataset (compare weight files on held-out data).
+    Evaluate(inspect::EvaluateCommand),
+    /// Search every position of a dataset with the bundled engine and store its score as an evaluation label.
+    Label(inspect::LabelCommand),
+    /// Show weights as boards and tables, write them as source code, or draw their piece-square tables.
+    Weights(inspect::WeightsCommand),
     /// Run the bundled engine as a UCI engine on standard input and output.
     Uci(engine::UciCommand),
     /// Search a fixed set of positions to a fixed depth; the node count is the search's signature.
@@ -113,6 +122,10 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Extract(args) => extract::run(args),
         Command::Fit(args) => fit::run_fit(args),
         Command::Tune(args) => fit::run_tune(args),
+        Command::Features(args) => inspect::run_features(args),
+        Command::Evaluate(args) => inspect::run_evaluate(args),
+        Command::Label(args) => inspect::run_label(args),
+        Command::Weights(args) => inspect::run_weights(args),
         Command::Uci(args) => engine::run_uci(args),
         Command::Bench(args) => engine::run_bench_command(args),
         Command::Eval(args) => engine::run_eval(args),

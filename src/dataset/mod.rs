@@ -8,6 +8,7 @@ mod batch;
 pub mod columns;
 mod delimited;
 pub mod epd;
+pub mod fens;
 pub mod format;
 pub mod load;
 mod mat;

@@ -200,7 +200,7 @@ pub struct Imbalance;
 impl Imbalance {
     /// One line for `pgntune features`.
     pub const MEANING: &'static str = "material imbalance: products of piece counts (rook pair, queen and rook, \
-         knight and rook by own pawns, ...), white minus black (untapered)";
+         knight and rook by own pawns, ...), white minus black";
 
     /// Number of terms.
     pub const TERMS: usize = TERMS.len();

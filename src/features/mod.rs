@@ -132,7 +132,7 @@ impl FeatureSet {
         match self {
             FeatureSet::Material => SetInfo {
                 name: "material",
-                meaning: "piece counts P N B R Q, white minus black (the 2015 article; untapered)",
+                meaning: "piece counts P N B R Q, white minus black (the 2015 article)",
                 tapered: false,
                 material_only: true,
                 terms: || Material::COLUMNS.iter().map(|c| c.to_string()).collect(),

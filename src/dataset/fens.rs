@@ -1,0 +1,111 @@
+//! Datasets that carry positions, not only features: EPD files, and the
+//! CSV, TSV and Parquet rows that `extract --fen` writes. `pgntune label`
+//! searches these positions; features alone cannot be searched.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use polars::prelude::*;
+use shakmaty::Chess;
+use shakmaty::fen::Fen;
+
+use super::epd::parse_line;
+use super::{DatasetError, GameResult};
+use crate::pgn::replay::position_from_fen;
+
+/// One row with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRow {
+    /// The position.
+    pub position: Chess,
+    /// Its game's result.
+    pub result: GameResult,
+    /// Its game (line number for EPD).
+    pub game: u64,
+    /// Its ply (0 when unknown).
+    pub ply: u32,
+}
+
+fn invalid(path: &Path, message: impl Into<String>) -> DatasetError {
+    DatasetError::Invalid { path: path.display().to_string(), message: message.into() }
+}
+
+fn position(path: &Path, at: &str, fen: &str) -> Result<Chess, DatasetError> {
+    let parsed: Fen = fen.trim().parse().map_err(|e| invalid(path, format!("{at}: bad FEN '{fen}': {e}")))?;
+    position_from_fen(parsed).map_err(|e| invalid(path, format!("{at}: bad FEN '{fen}': {e}")))
+}
+
+/// Reads the positions of `path`: EPD (by extension), or CSV/TSV/Parquet
+/// with a `fen` column. Any bad row is an error with its line or row.
+pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let io = |source| DatasetError::Io { path: path.display().to_string(), source };
+    match ext.as_str() {
+        "epd" => {
+            let text = std::fs::read_to_string(path).map_err(io)?;
+            let mut rows = Vec::new();
+            for (n, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() {
+                    continue;
+                }
+                let p = parse_line(line).map_err(|m| invalid(path, format!("line {}: {m}", n + 1)))?;
+                rows.push(PositionRow { position: p.position, result: p.result, game: n as u64, ply: 0 });
+            }
+            Ok(rows)
+        }
+        "csv" | "tsv" | "tab" => {
+            let sep = if ext == "csv" { b',' } else { b'\t' };
+            let mut builder = csv::ReaderBuilder::new();
+            builder.delimiter(sep).has_headers(true).flexible(true);
+            if sep != b',' {
+                builder.escape(Some(b'\\')).double_quote(false);
+            }
+            let mut reader = builder.from_reader(BufReader::new(File::open(path).map_err(io)?));
+            let csv_err = |e: csv::Error| invalid(path, e.to_string());
+            let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
+            let col = |name: &str| header.iter().position(|h| h == name);
+            let fen_col = col("fen").ok_or_else(|| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?;
+            let result_col = col("result").ok_or_else(|| invalid(path, "no 'result' column"))?;
+            let (game_col, ply_col) = (col("game"), col("ply"));
+            let mut rows = Vec::new();
+            for (n, record) in reader.records().enumerate() {
+                let record = record.map_err(csv_err)?;
+                let at = format!("line {}", n + 2);
+                let field = |i: usize| record.get(i).unwrap_or("").trim();
+                let score: f64 = field(result_col).parse().map_err(|_| invalid(path, format!("{at}: result '{}' is not a number", field(result_col))))?;
+                let result = GameResult::from_score(score).ok_or_else(|| invalid(path, format!("{at}: result {score} is not 0, 0.5 or 1")))?;
+                let number = |c: Option<usize>| c.and_then(|c| field(c).parse::<u64>().ok()).unwrap_or(0);
+                rows.push(PositionRow { position: position(path, &at, field(fen_col))?, result, game: number(game_col), ply: number(ply_col) as u32 });
+            }
+            Ok(rows)
+        }
+        "parquet" | "pq" => {
+            let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
+            let frame = ParquetReader::new(File::open(path).map_err(io)?).finish().map_err(polars_err)?;
+            let fens = frame.column("fen").map_err(|_| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?.str().map_err(polars_err)?.clone();
+            let numbers = |name: &str| -> Result<Vec<Option<f64>>, DatasetError> {
+                match frame.column(name) {
+                    Ok(c) => Ok(c.cast(&DataType::Float64).map_err(polars_err)?.f64().map_err(polars_err)?.iter().collect()),
+                    Err(_) => Ok(vec![None; frame.height()]),
+                }
+            };
+            let (results, games, plies) = (numbers("result")?, numbers("game")?, numbers("ply")?);
+            let mut rows = Vec::new();
+            for (i, fen) in fens.iter().enumerate() {
+                let at = format!("row {}", i + 1);
+                let fen = fen.ok_or_else(|| invalid(path, format!("{at}: no FEN")))?;
+                let result = results[i].and_then(GameResult::from_score).ok_or_else(|| invalid(path, format!("{at}: no result of 0, 0.5 or 1")))?;
+                rows.push(PositionRow {
+                    position: position(path, &at, fen)?,
+                    result,
+                    game: games[i].unwrap_or(0.0) as u64,
+                    ply: plies[i].unwrap_or(0.0) as u32,
+                });
+            }
+            Ok(rows)
+        }
+        _ => Err(invalid(path, "label reads EPD files, or CSV, TSV or Parquet datasets with a 'fen' column")),
+    }
+}
