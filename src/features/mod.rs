@@ -46,7 +46,9 @@
 
 pub mod context;
 pub mod material;
+pub mod pawns;
 pub mod pst;
+pub mod rooks;
 pub mod simple;
 
 use std::fmt;
@@ -56,7 +58,9 @@ use shakmaty::{Chess, Role};
 
 pub use context::{Context, MAX_PHASE, phase};
 pub use material::Material;
+pub use pawns::Pawns;
 pub use pst::Pst;
+pub use rooks::Rooks;
 pub use simple::{BishopPair, MaterialTapered, Tempo};
 
 /// One named block of evaluation terms.
@@ -72,6 +76,10 @@ pub enum FeatureSet {
     BishopPair,
     /// The side to move.
     Tempo,
+    /// Pawn structure and passed pawns (see [`pawns`]).
+    Pawns,
+    /// Rooks and queens on open files and the 7th rank (see [`rooks`]).
+    Rooks,
 }
 
 /// A group of terms whose values add up to a piece count or to zero in
@@ -113,6 +121,8 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Pawns,
+        FeatureSet::Rooks,
     ];
 
     /// The sets of `--features full`: the whole evaluation, every set tapered.
@@ -121,6 +131,8 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Pawns,
+        FeatureSet::Rooks,
     ];
 
     fn info(self) -> SetInfo {
@@ -163,6 +175,22 @@ impl FeatureSet {
                 tapered: true,
                 material_only: false,
                 terms: Tempo::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Pawns => SetInfo {
+                name: "pawns",
+                meaning: Pawns::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Pawns::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Rooks => SetInfo {
+                name: "rooks",
+                meaning: Rooks::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Rooks::terms,
                 groups: Vec::new,
             },
         }
@@ -249,6 +277,8 @@ impl FeatureSet {
             FeatureSet::Pst => Pst::visit(ctx, emit),
             FeatureSet::BishopPair => BishopPair::visit(ctx, emit),
             FeatureSet::Tempo => Tempo::visit(ctx, emit),
+            FeatureSet::Pawns => Pawns::visit(ctx, emit),
+            FeatureSet::Rooks => Rooks::visit(ctx, emit),
         }
     }
 }

@@ -9,6 +9,7 @@ mod extract_cli;
 mod extract_edge;
 mod extract_fuzz;
 mod extract_rows;
+mod features_pawns_rooks;
 mod fit;
 mod notebooks;
 mod play;
