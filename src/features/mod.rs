@@ -47,7 +47,9 @@
 pub mod context;
 pub mod imbalance;
 pub mod material;
+pub mod pawns;
 pub mod pst;
+pub mod rooks;
 pub mod simple;
 
 use std::fmt;
@@ -58,7 +60,9 @@ use shakmaty::{Chess, Role};
 pub use context::{Context, MAX_PHASE, phase};
 pub use imbalance::Imbalance;
 pub use material::Material;
+pub use pawns::Pawns;
 pub use pst::Pst;
+pub use rooks::Rooks;
 pub use simple::{BishopPair, MaterialTapered, Tempo};
 
 /// One named block of evaluation terms.
@@ -76,6 +80,10 @@ pub enum FeatureSet {
     Tempo,
     /// Material imbalance: products of piece counts (see [`imbalance`]; untapered).
     Imbalance,
+    /// Pawn structure and passed pawns (see [`pawns`]).
+    Pawns,
+    /// Rooks and queens on open files and the 7th rank (see [`rooks`]).
+    Rooks,
 }
 
 /// A group of terms whose values add up to a piece count or to zero in
@@ -117,6 +125,8 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Pawns,
+        FeatureSet::Rooks,
         FeatureSet::Imbalance,
     ];
 
@@ -126,6 +136,8 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Pawns,
+        FeatureSet::Rooks,
     ];
 
     fn info(self) -> SetInfo {
@@ -176,6 +188,22 @@ impl FeatureSet {
                 tapered: false,
                 material_only: true,
                 terms: Imbalance::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Pawns => SetInfo {
+                name: "pawns",
+                meaning: Pawns::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Pawns::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Rooks => SetInfo {
+                name: "rooks",
+                meaning: Rooks::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Rooks::terms,
                 groups: Vec::new,
             },
         }
@@ -263,6 +291,8 @@ impl FeatureSet {
             FeatureSet::BishopPair => BishopPair::visit(ctx, emit),
             FeatureSet::Tempo => Tempo::visit(ctx, emit),
             FeatureSet::Imbalance => Imbalance::visit(ctx, emit),
+            FeatureSet::Pawns => Pawns::visit(ctx, emit),
+            FeatureSet::Rooks => Rooks::visit(ctx, emit),
         }
     }
 }

@@ -5,7 +5,9 @@
 //! engine: a tuning run starts here, and `verify` measures tuned weights
 //! against it.
 
-mod imbalance;
+pub mod imbalance;
+pub mod pawns;
+pub mod rooks;
 
 use crate::features::{FeatureLayout, FeatureSet, Pst};
 use crate::weights::{FORMAT, Weights};
@@ -28,6 +30,8 @@ pub fn starting_values(set: FeatureSet) -> Vec<(f64, f64)> {
         // Moving first is worth a little, more with pieces on the board.
         FeatureSet::Tempo => vec![(15.0, 5.0)],
         FeatureSet::Imbalance => imbalance::starting_values(),
+        FeatureSet::Pawns => pawns::starting_values(),
+        FeatureSet::Rooks => rooks::starting_values(),
     }
 }
 

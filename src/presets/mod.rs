@@ -8,7 +8,7 @@
 //! * The material presets (`classical`, `kaissa`, ...) of [`crate::weights`].
 //! * The piece-square tables ([`crate::engine::pst_preset`]).
 
-mod full;
+pub mod full;
 
 pub use full::{full, starting_values};
 

@@ -11,6 +11,7 @@ mod extract_fuzz;
 mod extract_rows;
 mod faults;
 mod features_imbalance;
+mod features_pawns_rooks;
 mod fit;
 mod notebooks;
 mod play;
