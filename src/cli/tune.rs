@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::values::{at_least, at_least_usize, positive, unit_interval};
 use crate::atomic::AtomicFile;
 use crate::dataset::positions::Positions;
 use crate::features::{FeatureLayout, FeatureSet};
@@ -34,7 +35,7 @@ pub enum SolverArg {
 #[derive(Debug, Clone, Args)]
 pub struct TunerArgs {
     /// Texel's scaling constant K of P = 1/(1+10^(-K·eval/400)): `auto` fits it on the starting weights first, or a number.
-    #[arg(long, default_value = "auto", value_name = "auto|K")]
+    #[arg(long, default_value = "auto", value_name = "auto|K", allow_hyphen_values = true)]
     pub k: String,
 
     /// Weights the ridge (--lambda) pulls toward and the tuner starts from: a weights file or a preset [default: the engine's own weights for these feature sets].
@@ -46,19 +47,19 @@ pub struct TunerArgs {
     pub freeze: Vec<String>,
 
     /// Weight W of evaluation labels in the target: W·σ(eval) + (1−W)·result (labels from --eval-labels, EPD `ce` or `| eval |`).
-    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    #[arg(long, default_value_t = 0.0, value_name = "W", allow_negative_numbers = true, value_parser = unit_interval)]
     pub eval_weight: f64,
 
     /// Adam: passes over the training positions.
-    #[arg(long, default_value_t = 50, value_name = "N")]
+    #[arg(long, default_value_t = 50, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub epochs: u64,
 
     /// Adam: positions per mini-batch.
-    #[arg(long, default_value_t = 16384, value_name = "N")]
+    #[arg(long, default_value_t = 16384, value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(1))]
     pub batch: usize,
 
     /// Adam: step size in centipawns (annealed to 0 over the epochs by a cosine).
-    #[arg(long, default_value_t = 1.0, value_name = "CP")]
+    #[arg(long, default_value_t = 1.0, value_name = "CP", allow_negative_numbers = true, value_parser = positive)]
     pub lr: f64,
 
     /// Skip the standard errors (they cost a pass over pairs of terms).

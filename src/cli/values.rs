@@ -62,6 +62,12 @@ pub fn fraction_below_one(text: &str) -> Result<f64, String> {
 
 /// Fails when `threads` is far above the cores here (it costs time and
 /// gains nothing), unless `force`. 0 means one per core.
+/// A number in [0, 1].
+pub fn unit_interval(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| "must be a number in [0, 1]".to_string())?;
+    if (0.0..=1.0).contains(&value) { Ok(value) } else { Err("must be a number in [0, 1]".into()) }
+}
+
 pub fn check_threads(option: &str, threads: usize, force: bool) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limit = 4 * cores;

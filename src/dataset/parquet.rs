@@ -57,11 +57,11 @@ pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFra
     let mut dense = vec![0.0; layout.len()];
     if is_sparse(schema) {
         let (mut idx, mut val): (Vec<Series>, Vec<Series>) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut pairs = Vec::new();
         for i in 0..n {
-            batch.dense_row(i, layout, &mut dense);
-            let nonzero: Vec<(i32, f64)> = dense.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(j, &v)| (j as i32, v)).collect();
-            idx.push(Series::new(PlSmallStr::EMPTY, nonzero.iter().map(|p| p.0).collect::<Vec<i32>>()));
-            val.push(Series::new(PlSmallStr::EMPTY, nonzero.iter().map(|p| p.1).collect::<Vec<f64>>()));
+            layout.sparse_columns(batch.row_terms(i), batch.phases[i], &mut pairs);
+            idx.push(Series::new(PlSmallStr::EMPTY, pairs.iter().map(|p| p.0 as i32).collect::<Vec<i32>>()));
+            val.push(Series::new(PlSmallStr::EMPTY, pairs.iter().map(|p| p.1).collect::<Vec<f64>>()));
         }
         columns.push(list_column("idx", idx, DataType::Int32)?);
         columns.push(list_column("val", val, DataType::Float64)?);

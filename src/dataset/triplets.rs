@@ -34,7 +34,7 @@ pub(super) struct TripletWriter {
     eval: bool,
     rows: u64,
     line: Vec<u8>,
-    dense: Vec<f64>,
+    pairs: Vec<(usize, f64)>,
 }
 
 /// Extra columns after the features: result, game, ply.
@@ -54,7 +54,7 @@ impl TripletWriter {
             schema.features.join(" ")
         );
         file.write_all(header.as_bytes()).map_err(|e| OutputError::new(path, e))?;
-        Ok(TripletWriter { file, dense: vec![0.0; c], layout: schema.layout.clone(), eval: schema.eval, rows: 0, line: Vec::with_capacity(256) })
+        Ok(TripletWriter { file, pairs: Vec::new(), layout: schema.layout.clone(), eval: schema.eval, rows: 0, line: Vec::with_capacity(256) })
     }
 
     fn width(&self) -> usize {
@@ -70,7 +70,7 @@ impl RowWriter for TripletWriter {
             self.rows += 1;
             let i = self.rows;
             self.line.clear();
-            batch.dense_row(r, &self.layout, &mut self.dense);
+            self.layout.sparse_columns(batch.row_terms(r), batch.phases[r], &mut self.pairs);
             let entry = |line: &mut Vec<u8>, j: usize, v: f64, itoa: &mut itoa::Buffer| {
                 line.extend_from_slice(itoa.format(i).as_bytes());
                 line.push(b' ');
@@ -79,10 +79,8 @@ impl RowWriter for TripletWriter {
                 super::push_number(line, v, itoa);
                 line.push(b'\n');
             };
-            for (j, &v) in self.dense.iter().enumerate() {
-                if v != 0.0 {
-                    entry(&mut self.line, j + 1, v, &mut itoa);
-                }
+            for &(j, v) in &self.pairs {
+                entry(&mut self.line, j + 1, v, &mut itoa);
             }
             for (j, v) in [(c + 1, batch.results[r].score()), (c + 2, batch.games[r] as f64), (c + 3, f64::from(batch.plies[r]))] {
                 if v != 0.0 {

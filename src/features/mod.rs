@@ -371,6 +371,9 @@ pub struct FeatureLayout {
     sets: Vec<Placed>,
     terms: usize,
     columns: usize,
+    /// The columns of every term, computed once (writers and readers ask
+    /// for them per term of every row).
+    term_columns: Vec<TermColumns>,
 }
 
 /// The largest number of terms a layout may have: term indices are stored in 16 bits.
@@ -394,11 +397,15 @@ impl FeatureLayout {
             columns += set.len();
         }
         debug_assert!(terms <= MAX_TERMS);
-        FeatureLayout {
-            sets: placed,
-            terms,
-            columns,
+        let mut term_columns = Vec::with_capacity(terms);
+        for p in &placed {
+            let n = p.set.term_count();
+            for local in 0..n {
+                let c = p.column_offset + local;
+                term_columns.push(if p.set.tapered() { TermColumns::Tapered { mg: c, eg: c + n } } else { TermColumns::Single(c) });
+            }
         }
+        FeatureLayout { sets: placed, terms, columns, term_columns }
     }
 
     /// The whole evaluation: every set of [`FeatureSet::FULL`].
@@ -507,24 +514,12 @@ impl FeatureLayout {
 
     /// The columns of term `term`.
     pub fn term_columns(&self, term: usize) -> TermColumns {
-        let (set, local) = self
-            .set_of_term(term)
-            .expect("term index inside the layout");
-        let placed = self.sets.iter().find(|p| p.set == set).expect("placed set");
-        if set.tapered() {
-            let mg = placed.column_offset + local;
-            TermColumns::Tapered {
-                mg,
-                eg: mg + set.term_count(),
-            }
-        } else {
-            TermColumns::Single(placed.column_offset + local)
-        }
+        self.term_columns[term]
     }
 
     /// The columns of every term, in term order.
     pub fn all_term_columns(&self) -> Vec<TermColumns> {
-        (0..self.terms).map(|t| self.term_columns(t)).collect()
+        self.term_columns.clone()
     }
 
     /// Every identification group of the layout, with term indices of the
@@ -586,6 +581,29 @@ impl FeatureLayout {
         debug_assert_eq!(out.len(), self.columns);
         out.fill(0.0);
         self.visit_columns(pos, |i, v| out[i] += v);
+    }
+
+    /// The non-zero design-matrix values of terms `entries` at `phase`, as
+    /// `(column, value)` pairs sorted by column, into `out` (cleared first):
+    /// what sparse writers need, without a dense row of every column.
+    pub fn sparse_columns(&self, entries: &[TermValue], phase: u8, out: &mut Vec<(usize, f64)>) {
+        out.clear();
+        let p = f64::from(phase);
+        for e in entries {
+            let v = f64::from(e.value);
+            match self.term_columns(usize::from(e.term)) {
+                TermColumns::Single(c) => out.push((c, v)),
+                TermColumns::Tapered { mg, eg } => {
+                    if phase > 0 {
+                        out.push((mg, v * p / 24.0));
+                    }
+                    if phase < 24 {
+                        out.push((eg, v * (24.0 - p) / 24.0));
+                    }
+                }
+            }
+        }
+        out.sort_unstable_by_key(|&(c, _)| c);
     }
 
     /// The dense design-matrix row of terms `entries` at `phase`.

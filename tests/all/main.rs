@@ -15,3 +15,4 @@ mod features_pawns_rooks;
 mod fit;
 mod notebooks;
 mod play;
+mod tune;

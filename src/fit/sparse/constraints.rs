@@ -112,6 +112,28 @@ impl Freedom {
         }
     }
 
+    /// Projects a gradient `g` of parameters `p_j = scale_j · w_j` onto the
+    /// tuner's freedom: zero on fixed columns, and orthogonal to each held
+    /// sum, which in these parameters is `Σ p_j / scale_j`.
+    pub fn project_scaled(&self, g: &mut [f64], scale: &[f64]) {
+        for (v, &free) in g.iter_mut().zip(&self.free) {
+            if !free {
+                *v = 0.0;
+            }
+        }
+        for h in &self.held {
+            let (mut along, mut norm) = (0.0, 0.0);
+            for &c in &h.columns {
+                along += g[c] / scale[c];
+                norm += 1.0 / (scale[c] * scale[c]);
+            }
+            let coefficient = along / norm;
+            for &c in &h.columns {
+                g[c] -= coefficient / scale[c];
+            }
+        }
+    }
+
     /// Moves `w` back onto the held sums of `reference` (after a step that
     /// did not stay on them, such as Adam's per-column scaling).
     pub fn restore_sums(&self, w: &mut [f64], reference: &[f64]) {

@@ -141,8 +141,11 @@ pub fn standard_errors(objective: &Objective, train: Option<&[bool]>, w: &[f64],
             add(ea as usize, eb as usize, qq);
         }
     }
+    // Binary targets follow the binomial model (dispersion 1); fractional
+    // ones (draws as half points, mixed labels) the quasi-binomial one.
     let dof = freedom.degrees_of_freedom() as f64;
-    let dispersion = if total.n > dof { total.pearson / (total.n - dof) } else { 1.0 };
+    let binary = objective.targets.iter().enumerate().filter(|&(i, _)| selected(i)).all(|(_, &t)| t == 0.0 || t == 1.0);
+    let dispersion = if !binary && total.n > dof { total.pearson / (total.n - dof) } else { 1.0 };
     let ridge = 2.0 * lambda * total.n * step as f64 * c * c;
     let (stderr, not_identified) = reduced_covariance(&h, columns, freedom, ridge, dispersion);
     StandardErrors { stderr, not_identified, dispersion, sampled: 1.0 / step as f64 }

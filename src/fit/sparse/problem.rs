@@ -191,6 +191,71 @@ impl Objective {
         total
     }
 
+    /// The diagonal of the mean Fisher information `Σ σ(1−σ) c² x_j² / n`
+    /// over `selection` at weights `w`, per column (for preconditioning).
+    pub fn information_diagonal(&self, selection: Selection, w: &[f64]) -> Vec<f64> {
+        let (wm, we) = self.term_weights(w);
+        let terms = self.terms();
+        let n = match selection {
+            Selection::List(list) => list.len(),
+            _ => self.positions.len(),
+        };
+        // Per term: Σ weight·v² times p², (1 − p)² and 1 (p the phase share):
+        // a tapered term's mg and eg columns, and an untapered term's column.
+        let diagonal_of = |indices: &mut dyn Iterator<Item = usize>| {
+            let mut acc = vec![[0.0f64; 3]; terms];
+            let mut count = 0.0;
+            for i in indices {
+                let s = sigmoid(self.c * self.eval(i, &wm, &we));
+                let weight = s * (1.0 - s) * self.c * self.c;
+                let p = f64::from(self.positions.phase(i)) / 24.0;
+                count += 1.0;
+                for &e in self.positions.entries(i) {
+                    let (t, v) = unpack(e);
+                    let v2 = f64::from(v) * f64::from(v) * weight;
+                    acc[t][0] += v2 * p * p;
+                    acc[t][1] += v2 * (1.0 - p) * (1.0 - p);
+                    acc[t][2] += v2;
+                }
+            }
+            (acc, count)
+        };
+        let partial: Vec<(Vec<[f64; 3]>, f64)> = self.pool.install(|| {
+            (0..n.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| {
+                    let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                    match selection {
+                        Selection::All => diagonal_of(&mut range.into_iter()),
+                        Selection::Mask(mask) => diagonal_of(&mut range.filter(|&i| mask[i])),
+                        Selection::List(list) => diagonal_of(&mut list[range].iter().map(|&i| i as usize)),
+                    }
+                })
+                .collect()
+        });
+        let mut total = vec![[0.0f64; 3]; terms];
+        let mut count = 0.0;
+        for (acc, c) in &partial {
+            for (t, a) in total.iter_mut().zip(acc) {
+                for k in 0..3 {
+                    t[k] += a[k];
+                }
+            }
+            count += c;
+        }
+        let count = f64::max(count, 1.0);
+        let mut diagonal = vec![0.0; w.len()];
+        for (t, &(m, e)) in self.term_columns.iter().enumerate() {
+            if m == e {
+                diagonal[m as usize] += total[t][2] / count;
+            } else {
+                diagonal[m as usize] += total[t][0] / count;
+                diagonal[e as usize] += total[t][1] / count;
+            }
+        }
+        diagonal
+    }
+
     /// Scatters term gradients into column gradients (an untapered term's
     /// two halves land on its one column and add up to `dz · c · v`).
     pub fn column_gradient(&self, sums: &Sums, columns: usize) -> Vec<f64> {

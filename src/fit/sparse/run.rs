@@ -49,11 +49,14 @@ pub(super) struct TuneProblem {
     prior: Arc<Vec<f64>>,
     /// `λ c²`: the penalty per squared centipawn.
     penalty: f64,
-    /// The solver's parameters are `unit × w`: L-BFGS works on the logistic
-    /// scale (`unit = c`), where the weights are of order one and its first
-    /// steps are the right size; Adam on centipawns (`unit = 1`), where its
-    /// step size is meant.
-    unit: f64,
+    /// The solver's parameters are `unit ⊙ w`. For L-BFGS, `unit_j` is the
+    /// square root of column `j`'s diagonal of the information at the start:
+    /// a rarely seen PST square and a piece value then have curvatures of
+    /// the same size, and L-BFGS needs a fraction of the iterations it
+    /// needs on centipawns (the problem's conditioning improves by orders
+    /// of magnitude). Adam works on centipawns (`unit = 1`), where its step
+    /// size is meant.
+    unit: Arc<Vec<f64>>,
     /// The last (weights, cost, gradient): L-BFGS asks for the cost and the
     /// gradient of the same point one after the other; one pass gives both.
     cache: Arc<Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>>,
@@ -71,16 +74,24 @@ impl TuneProblem {
         self.penalty * sum
     }
 
-    /// Mean loss plus penalty, and its projected gradient, over `selection`.
-    pub fn evaluate(&self, w: &[f64], selection: Selection) -> (f64, Vec<f64>) {
+    /// Mean loss plus penalty, and its gradient in centipawns (not yet
+    /// projected), over `selection`.
+    fn raw(&self, w: &[f64], selection: Selection) -> (f64, Vec<f64>) {
         let sums = self.objective.sums(selection, w, true);
         let n = sums.count.max(1.0);
         let mut g = self.objective.column_gradient(&sums, w.len());
         for (j, g) in g.iter_mut().enumerate() {
             *g = *g / n + 2.0 * self.penalty * (w[j] - self.prior[j]);
         }
-        self.freedom.project(&mut g);
         (sums.loss / n + self.penalty_of(w), g)
+    }
+
+    /// Mean loss plus penalty, and its gradient in centipawns projected onto
+    /// the tuner's freedom, over `selection` (Adam's mini-batches).
+    pub fn evaluate(&self, w: &[f64], selection: Selection) -> (f64, Vec<f64>) {
+        let (cost, mut g) = self.raw(w, selection);
+        self.freedom.project(&mut g);
+        (cost, g)
     }
 
     /// Cost and gradient over the training positions at solver parameters `param`.
@@ -91,18 +102,21 @@ impl TuneProblem {
         {
             return (*cost, g.clone());
         }
-        let w: Vec<f64> = param.iter().map(|p| p / self.unit).collect();
-        let (cost, mut g) = self.evaluate(&w, Selection::Mask(&self.train));
-        for v in &mut g {
-            *v /= self.unit;
+        let w = self.weights_of(param);
+        let (cost, mut g) = self.raw(&w, Selection::Mask(&self.train));
+        // The chain rule, then the projection in the solver's own scale (a
+        // held sum Σ w_j = Σ p_j / unit_j is a weighted sum of parameters).
+        for (v, u) in g.iter_mut().zip(self.unit.iter()) {
+            *v /= u;
         }
+        self.freedom.project_scaled(&mut g, &self.unit);
         *cache = Some((param.to_vec(), cost, g.clone()));
         (cost, g)
     }
 
     /// Solver parameters to centipawns.
     pub fn weights_of(&self, param: &[f64]) -> Vec<f64> {
-        param.iter().map(|p| p / self.unit).collect()
+        param.iter().zip(self.unit.iter()).map(|(p, u)| p / u).collect()
     }
 
     pub fn freedom(&self) -> &Freedom {
@@ -181,16 +195,17 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
     let c = setup.objective.c;
     let evaluations = Arc::new(AtomicU64::new(0));
     let unit = match config.solver {
-        TuneSolver::Lbfgs => c,
-        TuneSolver::Adam { .. } => 1.0,
+        TuneSolver::Lbfgs => diagonal_scale(&setup.objective, &setup.train, &config.start, &setup.freedom, setup.lambda),
+        TuneSolver::Adam { .. } => vec![1.0; config.start.len()],
     };
+    let unit = Arc::new(unit);
     let problem = TuneProblem {
         objective: setup.objective.clone(),
         train: setup.train.clone(),
         freedom: setup.freedom.clone(),
         prior: setup.prior.clone(),
         penalty: setup.lambda * c * c,
-        unit,
+        unit: unit.clone(),
         cache: Arc::new(Mutex::new(None)),
         evaluations: evaluations.clone(),
     };
@@ -207,10 +222,11 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         trace: trace.clone(),
         evaluations,
     };
-    let start = Array1::from(config.start.iter().map(|w| w * unit).collect::<Vec<f64>>());
+    let start = Array1::from(config.start.iter().zip(unit.iter()).map(|(w, u)| w * u).collect::<Vec<f64>>());
     let (weights, iterations, reason) = match config.solver {
         TuneSolver::Lbfgs => {
-            // Parameters on the logistic scale: the tolerance applies as is.
+            // The tolerance applies to the preconditioned gradient, whose
+            // coordinates all have unit curvature.
             let solver = LBFGS::new(HagerZhangLineSearch::new(), 10)
                 .with_tolerance_grad(config.tol)
                 .and_then(|s| s.with_tolerance_cost(0.0))
@@ -242,13 +258,28 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         Some(TerminationReason::MaxItersReached) => StopReason::IterationLimit,
         Some(TerminationReason::SolverExit(why)) if why.contains("no further progress") => StopReason::NoProgress,
         Some(TerminationReason::SolverConverged) => {
-            // On the logistic scale: ∂/∂θ = ∂/∂w / c.
             let (_, g) = problem.full(weights.as_slice().expect("contiguous"));
-            let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt() * unit / c;
+            let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
             if norm < config.tol { StopReason::Converged } else { StopReason::NoProgress }
         }
         _ => StopReason::NoProgress,
     };
     let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
     Ok(Outcome { weights: problem.weights_of(weights.as_slice().expect("contiguous")), iterations, stopped, trace })
+}
+
+/// The preconditioner: per column, the square root of the diagonal of the
+/// mean Fisher information (plus the ridge) at `w`; 1 for fixed columns and
+/// columns the data never touches.
+fn diagonal_scale(objective: &Objective, train: &[bool], w: &[f64], freedom: &Freedom, lambda: f64) -> Vec<f64> {
+    let diagonal = objective.information_diagonal(Selection::Mask(train), w);
+    let ridge = 2.0 * lambda * objective.c * objective.c;
+    diagonal
+        .iter()
+        .enumerate()
+        .map(|(j, &d)| {
+            let d = d + ridge;
+            if freedom.free[j] && d > 0.0 && d.is_finite() { d.sqrt() } else { 1.0 }
+        })
+        .collect()
 }

@@ -1,0 +1,46 @@
+//! Extraction throughput into training positions in memory (what `tune`
+//! does before it fits), per layout and thread count (`benches/tune.sh`).
+//!
+//! Usage: cargo run --release --example extract_speed [SETS] [THREADS] [PGN...]
+//! (defaults: full, 1, every file of ../shared/data/human). Prints MB of PGN
+//! text per second, the best of three runs.
+
+use std::time::Instant;
+
+use pgntune::dataset::positions::Positions;
+use pgntune::features::FeatureLayout;
+use pgntune::pgn::extract::NoProgress;
+use pgntune::pgn::{ExtractConfig, InputSource, extract};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let sets = args.next().unwrap_or_else(|| "full".to_string());
+    let threads: usize = args.next().map_or(1, |t| t.parse().expect("THREADS is a number"));
+    let mut inputs: Vec<String> = args.collect();
+    if inputs.is_empty() {
+        let Ok(entries) = std::fs::read_dir("../shared/data/human") else {
+            println!("SKIPPED: ../shared/data/human is absent");
+            return;
+        };
+        inputs = entries.map(|e| e.unwrap().path().display().to_string()).filter(|p| p.ends_with(".pgn")).collect();
+        inputs.sort();
+    }
+    let layout = FeatureLayout::parse(&sets).expect("known feature sets");
+    let config = ExtractConfig { layout: layout.clone(), threads, ..ExtractConfig::default() };
+    let sources: Vec<InputSource> = inputs.iter().map(|p| InputSource::from_arg(p)).collect();
+    let mut best = f64::INFINITY;
+    let (mut rows, mut bytes) = (0, 0);
+    for _ in 0..3 {
+        let mut positions = Positions::new(layout.clone()).unwrap();
+        let started = Instant::now();
+        let stats = extract(&sources, &config, &NoProgress, |batch| {
+            positions.push_batch(batch, 0);
+            Ok(())
+        })
+        .expect("extraction");
+        best = best.min(started.elapsed().as_secs_f64());
+        rows = positions.len();
+        bytes = stats.text_bytes;
+    }
+    println!("{sets}, {threads} thread(s): {rows} positions from {:.1} MB in {best:.2} s: {:.1} MB/s", bytes as f64 / 1e6, bytes as f64 / 1e6 / best);
+}
