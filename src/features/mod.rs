@@ -45,9 +45,12 @@
 //! ```
 
 pub mod context;
+pub mod king_safety;
 pub mod material;
+pub mod mobility;
 pub mod pst;
 pub mod simple;
+pub mod threats;
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -55,9 +58,12 @@ use std::sync::OnceLock;
 use shakmaty::{Chess, Role};
 
 pub use context::{Context, MAX_PHASE, phase};
+pub use king_safety::KingSafety;
 pub use material::Material;
+pub use mobility::Mobility;
 pub use pst::Pst;
 pub use simple::{BishopPair, MaterialTapered, Tempo};
+pub use threats::Threats;
 
 /// One named block of evaluation terms.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,6 +78,12 @@ pub enum FeatureSet {
     BishopPair,
     /// The side to move.
     Tempo,
+    /// Knights, bishops, rooks and queens by their number of safe squares.
+    Mobility,
+    /// Pieces attacked by cheaper ones, hanging pieces, pawn-push threats.
+    Threats,
+    /// Pawn shield and storm, open files, attackers and checks near each king.
+    KingSafety,
 }
 
 /// A group of terms whose values add up to a piece count or to zero in
@@ -113,6 +125,9 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Mobility,
+        FeatureSet::Threats,
+        FeatureSet::KingSafety,
     ];
 
     /// The sets of `--features full`: the whole evaluation, every set tapered.
@@ -121,6 +136,9 @@ impl FeatureSet {
         FeatureSet::Pst,
         FeatureSet::BishopPair,
         FeatureSet::Tempo,
+        FeatureSet::Mobility,
+        FeatureSet::Threats,
+        FeatureSet::KingSafety,
     ];
 
     fn info(self) -> SetInfo {
@@ -163,6 +181,30 @@ impl FeatureSet {
                 tapered: true,
                 material_only: false,
                 terms: Tempo::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Mobility => SetInfo {
+                name: "mobility",
+                meaning: Mobility::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Mobility::terms,
+                groups: Mobility::groups,
+            },
+            FeatureSet::Threats => SetInfo {
+                name: "threats",
+                meaning: Threats::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Threats::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::KingSafety => SetInfo {
+                name: "king_safety",
+                meaning: KingSafety::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: KingSafety::terms,
                 groups: Vec::new,
             },
         }
@@ -249,6 +291,9 @@ impl FeatureSet {
             FeatureSet::Pst => Pst::visit(ctx, emit),
             FeatureSet::BishopPair => BishopPair::visit(ctx, emit),
             FeatureSet::Tempo => Tempo::visit(ctx, emit),
+            FeatureSet::Mobility => Mobility::visit(ctx, emit),
+            FeatureSet::Threats => Threats::visit(ctx, emit),
+            FeatureSet::KingSafety => KingSafety::visit(ctx, emit),
         }
     }
 }
