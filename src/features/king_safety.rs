@@ -266,20 +266,11 @@ fn pieces_aiming(ctx: &Context, color: Color, king: Square, mut emit: impl FnMut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{FeatureLayout, FeatureSet, TermScratch};
-    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    use crate::features::FeatureSet;
+    use crate::features::tests::named_terms;
 
-    fn terms(fen: &str) -> Vec<(String, i16)> {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-        let layout = FeatureLayout::new(&[FeatureSet::KingSafety]);
-        let mut out = Vec::new();
-        layout.terms_of(&pos, &mut TermScratch::default(), &mut out);
-        let names = KingSafety::terms();
-        out.iter().map(|t| (names[usize::from(t.term)].clone(), t.value)).collect()
-    }
-
-    fn named(list: &[(&str, i16)]) -> Vec<(String, i16)> {
-        list.iter().map(|&(n, v)| (n.to_string(), v)).collect()
+    fn terms(fen: &str) -> Vec<(&'static str, i16)> {
+        named_terms(FeatureSet::KingSafety, fen)
     }
 
     #[test]
@@ -319,7 +310,7 @@ mod tests {
         // pawn is within four ranks: no file or storm terms. The shields
         // cancel but for the g-file.
         let t = terms("6k1/5p1p/6p1/8/8/8/5PPP/6K1 w - - 0 1");
-        assert_eq!(t, named(&[("shield_bg_1", 1), ("shield_bg_2", -1)]));
+        assert_eq!(t, [("shield_bg_1", 1), ("shield_bg_2", -1)]);
     }
 
     #[test]
@@ -345,7 +336,7 @@ mod tests {
             ("kfile_no_enemy", -1),
             ("kzone_weak", 2),
         ];
-        assert_eq!(t, named(&expected));
+        assert_eq!(t, expected);
     }
 
     #[test]
@@ -374,12 +365,12 @@ mod tests {
             ("kcheck_B", 1),
             ("kcheck_Q", 1),
         ];
-        assert_eq!(t, named(&expected));
+        assert_eq!(t, expected);
         // Give white a rook on f1 (defends f2) and a knight on f3 (defends
         // h2): no weak squares and no safe check are left; the three
         // attackers remain.
         let t = terms("k7/pp6/8/2b5/6nq/5N2/5PPP/5RK1 w - - 0 1");
-        assert!(t.iter().all(|(name, _)| !name.starts_with("kcheck") && name != "kzone_weak"), "{t:?}");
-        assert!(t.contains(&("katt_n3".to_string(), 1)), "{t:?}");
+        assert!(t.iter().all(|(name, _)| !name.starts_with("kcheck") && *name != "kzone_weak"), "{t:?}");
+        assert!(t.contains(&("katt_n3", 1)), "{t:?}");
     }
 }

@@ -135,20 +135,11 @@ impl Mobility {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{FeatureLayout, FeatureSet, TermScratch};
-    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    use crate::features::FeatureSet;
+    use crate::features::tests::named_terms;
 
-    fn terms(fen: &str) -> Vec<(String, i16)> {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-        let layout = FeatureLayout::new(&[FeatureSet::Mobility]);
-        let mut out = Vec::new();
-        layout.terms_of(&pos, &mut TermScratch::default(), &mut out);
-        let names = Mobility::terms();
-        out.iter().map(|t| (names[usize::from(t.term)].clone(), t.value)).collect()
-    }
-
-    fn named(list: &[(&str, i16)]) -> Vec<(String, i16)> {
-        list.iter().map(|&(n, v)| (n.to_string(), v)).collect()
+    fn terms(fen: &str) -> Vec<(&'static str, i16)> {
+        named_terms(FeatureSet::Mobility, fen)
     }
 
     #[test]
@@ -173,7 +164,7 @@ mod tests {
         // own pawns); rook a1: 0; queen d1: e2, f3, g4, h5 (d2 own pawn,
         // c2 own pawn, e1 own king, c1 own bishop) = 4.
         let t = terms("7k/8/8/8/8/8/PPPP1PPP/RNBQK3 w Q - 0 1");
-        assert_eq!(t, named(&[("mob_N_2", 1), ("mob_B_0", 1), ("mob_R_0", 1), ("mob_Q_4", 1)]));
+        assert_eq!(t, [("mob_N_2", 1), ("mob_B_0", 1), ("mob_R_0", 1), ("mob_Q_4", 1)]);
     }
 
     #[test]
@@ -183,7 +174,7 @@ mod tests {
         // black bishop a8 sees b7 c6 d5 and the knight on e4 (4); the white
         // pawn c4 attacks d5: 3.
         let t = terms("b6k/4p1p1/8/8/2P1N3/8/8/K7 w - - 0 1");
-        assert_eq!(t, named(&[("mob_N_6", 1), ("mob_B_3", -1)]));
+        assert_eq!(t, [("mob_N_6", 1), ("mob_B_3", -1)]);
     }
 
     #[test]
@@ -193,12 +184,12 @@ mod tests {
         // without d4: 3 + 3 + 7 = 13. Black knight d7: b8 b6 c5 e5 f6 f8
         // (6, none attacked by white pawns; no white pawns).
         let t = terms("7k/3n4/8/8/3R4/8/8/K7 w - - 0 1");
-        assert_eq!(t, named(&[("mob_N_6", -1), ("mob_R_13", 1)]));
+        assert_eq!(t, [("mob_N_6", -1), ("mob_R_13", 1)]);
         // Queens d1 and d8 see each other down the d-file; kings a1 and
         // h7. White: d2 … d8 (7) + b1 c1 e1 f1 g1 h1 (6, a1 is its own
         // king) + c2 b3 a4 and e2 f3 g4 h5 (7) = 20. Black: d7 … d1 (7) +
         // a8 b8 c8 e8 f8 g8 h8 (7) + c7 b6 a5 and e7 f6 g5 h4 (7) = 21.
         let t = terms("3q4/7k/8/8/8/8/8/K2Q4 w - - 0 1");
-        assert_eq!(t, named(&[("mob_Q_20", 1), ("mob_Q_21", -1)]));
+        assert_eq!(t, [("mob_Q_20", 1), ("mob_Q_21", -1)]);
     }
 }

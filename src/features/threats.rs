@@ -159,15 +159,11 @@ impl Threats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{FeatureLayout, FeatureSet, TermScratch};
-    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    use crate::features::FeatureSet;
+    use crate::features::tests::named_terms;
 
     fn terms(fen: &str) -> Vec<(&'static str, i16)> {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
-        let layout = FeatureLayout::new(&[FeatureSet::Threats]);
-        let mut out = Vec::new();
-        layout.terms_of(&pos, &mut TermScratch::default(), &mut out);
-        out.iter().map(|t| (NAMES[usize::from(t.term)], t.value)).collect()
+        named_terms(FeatureSet::Threats, fen)
     }
 
     #[test]
