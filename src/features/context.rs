@@ -206,7 +206,8 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The attack maps of both sides.
+    /// The attack maps of both sides, computed on the first call and
+    /// shared by every later one (the guard reads as `&Attacks`).
     #[inline]
     pub fn attacks(&self) -> Ref<'_, Attacks> {
         if self.attacks.borrow().is_none() {
