@@ -7,7 +7,7 @@
 //! however many sets ask, and keeps extraction and the engine on the very
 //! same numbers.
 
-use std::cell::OnceCell;
+use std::cell::{Ref, RefCell};
 
 use shakmaty::{Bitboard, Board, ByColor, Chess, Color, Position, Role, Square, attacks};
 
@@ -47,12 +47,70 @@ pub struct PieceAttacks {
     pub attacks: Bitboard,
 }
 
+/// The pieces (not pawns) of one side with their attacks, in fixed arrays:
+/// the evaluation builds two of these at every node, and neither a heap
+/// allocation nor copying a constant array may cost more than the attacks
+/// themselves (an empty list is all zero bytes, cleared with a few stores).
+#[derive(Copy, Clone)]
+pub struct PieceList {
+    len: usize,
+    /// `Some` below `len`; `None` is zero, so that an empty list is all zeros.
+    roles: [Option<Role>; PieceList::CAPACITY],
+    squares: [Square; PieceList::CAPACITY],
+    attacks: [Bitboard; PieceList::CAPACITY],
+}
+
+impl PieceList {
+    /// A side has at most 16 men, so at most 16 pieces besides pawns (a
+    /// king and 15 others). shakmaty refuses positions with more material
+    /// than promotions can give.
+    pub const CAPACITY: usize = 16;
+
+    const EMPTY: PieceList = PieceList {
+        len: 0,
+        roles: [None; PieceList::CAPACITY],
+        squares: [Square::A1; PieceList::CAPACITY],
+        attacks: [Bitboard::EMPTY; PieceList::CAPACITY],
+    };
+
+    fn push(&mut self, piece: PieceAttacks) {
+        self.roles[self.len] = Some(piece.role);
+        self.squares[self.len] = piece.square;
+        self.attacks[self.len] = piece.attacks;
+        self.len += 1;
+    }
+
+    /// Number of pieces.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the side has no pieces (never, in a legal position: it has a king).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The pieces with their attacks, in order.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = PieceAttacks> + '_ {
+        (0..self.len).map(|i| PieceAttacks { role: self.roles[i].unwrap_or(Role::King), square: self.squares[i], attacks: self.attacks[i] })
+    }
+}
+
+impl std::fmt::Debug for PieceList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// Attack maps of both sides.
 #[derive(Clone, Debug)]
 pub struct Attacks {
     /// Every knight, bishop, rook, queen and king with its attacks, in
     /// square order per role (knights first, king last).
-    pub pieces: ByColor<Vec<PieceAttacks>>,
+    pub pieces: ByColor<PieceList>,
     /// The union of the attacks of each role, indexed by `role as usize - 1`
     /// (pawns at 0, king at 5).
     pub by_role: ByColor<[Bitboard; 6]>,
@@ -63,75 +121,62 @@ pub struct Attacks {
 }
 
 impl Attacks {
+    /// Maps with no attacks, all zero bytes (cleared with one `memset`).
+    const EMPTY: Attacks = Attacks {
+        pieces: ByColor { white: PieceList::EMPTY, black: PieceList::EMPTY },
+        by_role: ByColor { white: [Bitboard::EMPTY; 6], black: [Bitboard::EMPTY; 6] },
+        all: ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY },
+        twice: ByColor { white: Bitboard::EMPTY, black: Bitboard::EMPTY },
+    };
+
     /// The attack maps of `board`.
     pub fn new(board: &Board) -> Attacks {
-        let occupied = board.occupied();
-        let side = |color: Color| {
-            let ours = board.by_color(color);
-            let mut pieces = Vec::with_capacity(16);
-            let mut by_role = [Bitboard::EMPTY; 6];
-            let pawns = pawn_attacks(color, board.pawns() & ours);
-            by_role[0] = pawns;
-            let mut all = pawns;
-            // Two pawns attacking the same square count twice too.
-            let ours_pawns = u64::from(board.pawns() & ours);
-            let (left, right) = match color {
-                Color::White => (
-                    (ours_pawns & !0x0101_0101_0101_0101) << 7,
-                    (ours_pawns & !0x8080_8080_8080_8080) << 9,
-                ),
-                Color::Black => (
-                    (ours_pawns & !0x0101_0101_0101_0101) >> 9,
-                    (ours_pawns & !0x8080_8080_8080_8080) >> 7,
-                ),
-            };
-            let mut twice = Bitboard(left & right);
-            for role in [
-                Role::Knight,
-                Role::Bishop,
-                Role::Rook,
-                Role::Queen,
-                Role::King,
-            ] {
-                for square in board.by_role(role) & ours {
-                    let attacks = match role {
-                        Role::Knight => attacks::knight_attacks(square),
-                        Role::Bishop => attacks::bishop_attacks(square, occupied),
-                        Role::Rook => attacks::rook_attacks(square, occupied),
-                        Role::Queen => attacks::queen_attacks(square, occupied),
-                        _ => attacks::king_attacks(square),
-                    };
-                    twice |= all & attacks;
-                    all |= attacks;
-                    by_role[role as usize - 1] |= attacks;
-                    pieces.push(PieceAttacks {
-                        role,
-                        square,
-                        attacks,
-                    });
-                }
-            }
-            (pieces, by_role, all, twice)
-        };
-        let (white, black) = (side(Color::White), side(Color::Black));
-        Attacks {
-            pieces: ByColor {
-                white: white.0,
-                black: black.0,
-            },
-            by_role: ByColor {
-                white: white.1,
-                black: black.1,
-            },
-            all: ByColor {
-                white: white.2,
-                black: black.2,
-            },
-            twice: ByColor {
-                white: white.3,
-                black: black.3,
-            },
+        let mut maps = Attacks::EMPTY;
+        maps.fill(board);
+        maps
+    }
+
+    /// Computes the maps of `board` into empty maps, in place: they are a
+    /// few hundred bytes, and moving them around cost more than computing
+    /// them.
+    fn fill(&mut self, board: &Board) {
+        for color in [Color::White, Color::Black] {
+            self.add_side(board, color);
         }
+    }
+
+    fn add_side(&mut self, board: &Board, color: Color) {
+        let occupied = board.occupied();
+        let ours = board.by_color(color);
+        let pieces = self.pieces.get_mut(color);
+        let by_role = self.by_role.get_mut(color);
+        let pawns = pawn_attacks(color, board.pawns() & ours);
+        by_role[0] = pawns;
+        let mut all = pawns;
+        // Two pawns attacking the same square count twice too.
+        let ours_pawns = u64::from(board.pawns() & ours);
+        let (left, right) = match color {
+            Color::White => ((ours_pawns & !0x0101_0101_0101_0101) << 7, (ours_pawns & !0x8080_8080_8080_8080) << 9),
+            Color::Black => ((ours_pawns & !0x0101_0101_0101_0101) >> 9, (ours_pawns & !0x8080_8080_8080_8080) >> 7),
+        };
+        let mut twice = Bitboard(left & right);
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+            for square in board.by_role(role) & ours {
+                let attacks = match role {
+                    Role::Knight => attacks::knight_attacks(square),
+                    Role::Bishop => attacks::bishop_attacks(square, occupied),
+                    Role::Rook => attacks::rook_attacks(square, occupied),
+                    Role::Queen => attacks::queen_attacks(square, occupied),
+                    _ => attacks::king_attacks(square),
+                };
+                twice |= all & attacks;
+                all |= attacks;
+                by_role[role as usize - 1] |= attacks;
+                pieces.push(PieceAttacks { role, square, attacks });
+            }
+        }
+        *self.all.get_mut(color) = all;
+        *self.twice.get_mut(color) = twice;
     }
 }
 
@@ -144,7 +189,8 @@ pub struct Context<'a> {
     pub board: &'a Board,
     /// Its game phase (see [`phase`]).
     pub phase: i32,
-    attacks: OnceCell<Attacks>,
+    /// Filled on first use, in place (see [`Attacks::fill`]).
+    attacks: RefCell<Option<Attacks>>,
 }
 
 impl<'a> Context<'a> {
@@ -156,14 +202,19 @@ impl<'a> Context<'a> {
             pos,
             board,
             phase: phase(board),
-            attacks: OnceCell::new(),
+            attacks: RefCell::new(None),
         }
     }
 
-    /// The attack maps of both sides.
+    /// The attack maps of both sides, computed on the first call and
+    /// shared by every later one (the guard reads as `&Attacks`).
     #[inline]
-    pub fn attacks(&self) -> &Attacks {
-        self.attacks.get_or_init(|| Attacks::new(self.board))
+    pub fn attacks(&self) -> Ref<'_, Attacks> {
+        if self.attacks.borrow().is_none() {
+            // No `Ref` to the maps exists yet, so this borrow cannot fail.
+            self.attacks.borrow_mut().insert(Attacks::EMPTY).fill(self.board);
+        }
+        Ref::map(self.attacks.borrow(), |maps| maps.as_ref().expect("filled above"))
     }
 
     /// The pieces of `color`.
@@ -271,5 +322,17 @@ mod tests {
                 (board.by_color(color) & !board.pawns()).count()
             );
         }
+    }
+
+    #[test]
+    fn the_piece_list_holds_the_most_pieces_a_side_can_have() {
+        // Eight promoted queens besides the full back rank: 16 pieces.
+        let p = pos("4k3/pppppppp/8/8/8/8/QQQQQQQQ/RNBQKBNR w - - 0 1");
+        let maps = Attacks::new(p.board());
+        let white = maps.pieces.get(Color::White);
+        assert_eq!(white.len(), PieceList::CAPACITY);
+        assert_eq!(white.iter().filter(|piece| piece.role == Role::Queen).count(), 9);
+        assert_eq!(white.iter().last().map(|piece| (piece.role, piece.square)), Some((Role::King, Square::E1)));
+        assert_eq!(maps.pieces.get(Color::Black).len(), 1);
     }
 }

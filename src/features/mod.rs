@@ -46,11 +46,14 @@
 
 pub mod context;
 pub mod imbalance;
+pub mod king_safety;
 pub mod material;
+pub mod mobility;
 pub mod pawns;
 pub mod pst;
 pub mod rooks;
 pub mod simple;
+pub mod threats;
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -59,11 +62,14 @@ use shakmaty::{Chess, Role};
 
 pub use context::{Context, MAX_PHASE, phase};
 pub use imbalance::Imbalance;
+pub use king_safety::KingSafety;
 pub use material::Material;
+pub use mobility::Mobility;
 pub use pawns::Pawns;
 pub use pst::Pst;
 pub use rooks::Rooks;
 pub use simple::{BishopPair, MaterialTapered, Tempo};
+pub use threats::Threats;
 
 /// One named block of evaluation terms.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -84,6 +90,12 @@ pub enum FeatureSet {
     Pawns,
     /// Rooks and queens on open files and the 7th rank (see [`rooks`]).
     Rooks,
+    /// Knights, bishops, rooks and queens by their number of safe squares.
+    Mobility,
+    /// Pieces attacked by cheaper ones, hanging pieces, pawn-push threats.
+    Threats,
+    /// Pawn shield and storm, open files, attackers and checks near each king.
+    KingSafety,
 }
 
 /// A group of terms whose values add up to a piece count or to zero in
@@ -127,6 +139,9 @@ impl FeatureSet {
         FeatureSet::Tempo,
         FeatureSet::Pawns,
         FeatureSet::Rooks,
+        FeatureSet::Mobility,
+        FeatureSet::Threats,
+        FeatureSet::KingSafety,
         FeatureSet::Imbalance,
     ];
 
@@ -138,6 +153,9 @@ impl FeatureSet {
         FeatureSet::Tempo,
         FeatureSet::Pawns,
         FeatureSet::Rooks,
+        FeatureSet::Mobility,
+        FeatureSet::Threats,
+        FeatureSet::KingSafety,
     ];
 
     fn info(self) -> SetInfo {
@@ -204,6 +222,30 @@ impl FeatureSet {
                 tapered: true,
                 material_only: false,
                 terms: Rooks::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::Mobility => SetInfo {
+                name: "mobility",
+                meaning: Mobility::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Mobility::terms,
+                groups: Mobility::groups,
+            },
+            FeatureSet::Threats => SetInfo {
+                name: "threats",
+                meaning: Threats::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: Threats::terms,
+                groups: Vec::new,
+            },
+            FeatureSet::KingSafety => SetInfo {
+                name: "king_safety",
+                meaning: KingSafety::MEANING,
+                tapered: true,
+                material_only: false,
+                terms: KingSafety::terms,
                 groups: Vec::new,
             },
         }
@@ -293,6 +335,9 @@ impl FeatureSet {
             FeatureSet::Imbalance => Imbalance::visit(ctx, emit),
             FeatureSet::Pawns => Pawns::visit(ctx, emit),
             FeatureSet::Rooks => Rooks::visit(ctx, emit),
+            FeatureSet::Mobility => Mobility::visit(ctx, emit),
+            FeatureSet::Threats => Threats::visit(ctx, emit),
+            FeatureSet::KingSafety => KingSafety::visit(ctx, emit),
         }
     }
 }

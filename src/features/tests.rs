@@ -10,6 +10,14 @@ fn pos(fen: &str) -> Chess {
         .unwrap()
 }
 
+/// The non-zero terms of `set` in the position `fen`, by name, in term order.
+pub(crate) fn named_terms(set: FeatureSet, fen: &str) -> Vec<(&'static str, i16)> {
+    let layout = FeatureLayout::new(&[set]);
+    let mut out = Vec::new();
+    layout.terms_of(&pos(fen), &mut TermScratch::default(), &mut out);
+    out.iter().map(|t| (set.terms()[usize::from(t.term)].as_str(), t.value)).collect()
+}
+
 /// The position with colours swapped and the board flipped vertically.
 pub(crate) fn mirrored(p: &Chess) -> Chess {
     let setup = p.to_setup(EnPassantMode::Legal).into_mirrored();

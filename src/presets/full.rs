@@ -6,8 +6,11 @@
 //! against it.
 
 pub mod imbalance;
+pub mod king_safety;
+pub mod mobility;
 pub mod pawns;
 pub mod rooks;
+pub mod threats;
 
 use crate::features::{FeatureLayout, FeatureSet, Pst};
 use crate::weights::{FORMAT, Weights};
@@ -32,6 +35,9 @@ pub fn starting_values(set: FeatureSet) -> Vec<(f64, f64)> {
         FeatureSet::Imbalance => imbalance::starting_values(),
         FeatureSet::Pawns => pawns::starting_values(),
         FeatureSet::Rooks => rooks::starting_values(),
+        FeatureSet::Mobility => mobility::starting_values(),
+        FeatureSet::Threats => threats::starting_values(),
+        FeatureSet::KingSafety => king_safety::starting_values(),
     }
 }
 

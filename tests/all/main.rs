@@ -4,6 +4,7 @@
 mod analyze;
 mod common;
 mod engine;
+mod eval_attacks;
 mod external;
 mod extract_cli;
 mod extract_edge;
