@@ -12,5 +12,6 @@ mod extract_rows;
 mod faults;
 mod features_imbalance;
 mod fit;
+mod interfaces;
 mod notebooks;
 mod play;
