@@ -3,12 +3,14 @@
 //! engine in-process, UCI programs as subprocesses in [`uci_client`],
 //! scripted players in tests) started from typed [`spec`]s with their
 //! [`limits`]; one game ([`game`]) and its PGN record ([`record`]);
-//! [`openings`]; matches that can be interrupted and resumed exactly
-//! ([`tournament`], [`state`], [`lock`]); and on top the commands as
-//! library calls, a configuration in and a report out: [`run`] (`match`,
-//! `verify`), [`selfplay`] and [`single`] (`play`).
+//! [`openings`]; matches configured as a whole ([`config`]) that can be
+//! interrupted and resumed exactly ([`tournament`], [`state`], [`lock`]);
+//! and on top the commands as library calls, a configuration in and a
+//! report out: [`run`](mod@run) (`match`, `verify`), [`selfplay`] and
+//! [`single`] (`play`).
 
 pub mod adjudication;
+pub mod config;
 pub mod game;
 pub mod limits;
 pub mod lock;

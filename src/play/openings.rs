@@ -40,9 +40,9 @@ pub enum BadOpening {
     Position {
         /// The FEN.
         fen: String,
-        /// Why.
+        /// Why (boxed: it holds the position).
         #[source]
-        source: PositionError<Chess>,
+        source: Box<PositionError<Chess>>,
     },
     /// A move is not legal where it is played.
     #[error("move {ply} '{text}' is not legal")]
@@ -68,7 +68,7 @@ impl Opening {
     /// The starting position and the opening's moves, checked for legality.
     pub fn start(&self) -> Result<(Chess, Vec<Move>), BadOpening> {
         let mut pos: Chess = match &self.fen {
-            Some(fen) => position_from_fen(fen.clone()).map_err(|source| BadOpening::Position { fen: fen.to_string(), source })?,
+            Some(fen) => position_from_fen(fen.clone()).map_err(|source| BadOpening::Position { fen: fen.to_string(), source: Box::new(source) })?,
             None => Chess::default(),
         };
         let start = pos.clone();

@@ -54,19 +54,6 @@ fn date_of(seconds: i64) -> String {
     chrono::DateTime::from_timestamp(seconds, 0).map_or_else(|| "????.??.??".to_string(), |t| t.format("%Y.%m.%d").to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_as_pgn_writes_them() {
-        assert_eq!(date_of(0), "1970.01.01");
-        assert_eq!(date_of(951_782_400), "2000.02.29");
-        assert_eq!(date_of(1_796_083_199), "2026.11.30");
-        assert_eq!(today().len(), 10);
-    }
-}
-
 /// Where a new run keeps its games and state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunFiles {
@@ -551,3 +538,6 @@ pub fn verify(start: VerifyStart, execution: &Execution<'_>) -> Result<VerifyRep
     let report = run_match(start, execution)?;
     VerifyReport::new(report).ok_or(RunError::Unsuitable("a verification is a match of two engines with an SPRT"))
 }
+
+#[cfg(test)]
+mod tests;
