@@ -19,7 +19,9 @@ use crate::pgn::extract::Progress;
 /// Arguments of `pgntune analyze`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  pgntune analyze ../shared/data/pgnlearn/OpenRating.pgn --plot out/\n  pgntune analyze ../shared/data/human/*.pgn --group-by player\n  pgntune analyze ../shared/data/human/*.pgn --group-by decade --plot out/\n  pgntune analyze human.parquet engine.parquet --compare\n\n\
---json prints the score curve, the fit of all games and every group's fit as one object; --weights-out and --trace are those of the fit of all games. \
+--json prints one object: score_curve {scale, points [{balance, rows, points, mean, ci95}], alpha, alpha_ci95, alpha_decisive}, \
+fit (the fit of all games, as fit --json prints it) and groups ({title, groups [{name, games, decisive_games, rows, fit, note, z}]} \
+or null); --weights-out and --trace are those of the fit of all games. \
 Datasets without a game column (pgnlearn's .mat) have no game counts: their groups show '?' and are fitted whatever --min-decisive says.")]
 pub struct AnalyzeCommand {
     /// PGN files (plain or compressed) or datasets written by `extract` (.mat, .csv, .tsv, .parquet).

@@ -17,7 +17,7 @@ use super::play::{LimitArgs, OpeningArgs, RuleArgs};
 use super::values::{at_least, at_least_usize, check_threads, fraction_below_one};
 use crate::play::run::{RunFiles, RunKind, status_line, today};
 use crate::play::{
-    EngineSpec, Execution, MatchConfig, MatchProgress, MatchStart, MatchState, RunError, SelfplayConfig, SelfplayStart, VerifyConfig, VerifyStart, run_match,
+    EngineSpec, Execution, MatchConfig, MatchProgress, MatchReport, MatchStart, MatchState, RunError, SelfplayConfig, SelfplayStart, VerifyConfig, VerifyStart, run_match,
     run_selfplay, verify,
 };
 use crate::stats::SprtConfig;
@@ -83,14 +83,19 @@ pub struct RunArgs {
 
 impl RunArgs {
     fn threads(&self) -> Result<usize> {
-        let threads = self.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-        check_threads("--concurrency", threads, self.force)?;
-        Ok(threads)
+        threads(self.concurrency, self.force)
     }
 
     fn files(&self) -> RunFiles {
         RunFiles { pgn_out: self.pgn_out.clone(), state: self.state.clone(), force: self.force }
     }
+}
+
+/// Games played at once: as asked, else one per core.
+fn threads(concurrency: Option<usize>, force: bool) -> Result<usize> {
+    let threads = concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    check_threads("--concurrency", threads, force)?;
+    Ok(threads)
 }
 
 /// Progress of a run: a bar on a terminal; elsewhere (a CI log) a status
@@ -174,8 +179,7 @@ fn new_config(kind: RunKind, engines: Vec<EngineSpec>, pairs: u64, (limits, defa
     })
 }
 
-/// Runs a match or verification, printing the report (to standard error
-/// when the games go to standard output) and the timing line unless quiet.
+/// Warns, unless quiet, that a new run that keeps no files cannot be resumed.
 fn announce(files: Option<&RunFiles>, run: &RunArgs) {
     let saves = files.is_some_and(|f| f.pgn_out.is_some() || f.state.is_some());
     if files.is_some() && !saves && !run.quiet {
@@ -255,12 +259,18 @@ pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
     progress.finish();
     let report = outcome.map_err(with_hint)?;
     let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { report.to_string() };
+    print_report(&text, &report, args.run.quiet)
+}
+
+/// Prints a run's report (to standard error when the games went to
+/// standard output) and, unless quiet, its timing line.
+fn print_report(text: &str, report: &MatchReport, quiet: bool) -> Result<()> {
     if report.games_on_stdout {
         eprint!("{text}");
     } else {
         out!("{text}")?;
     }
-    if report.timing.games > 0 && !args.run.quiet {
+    if report.timing.games > 0 && !quiet {
         eprintln!("{}", report.timing.summary());
     }
     Ok(())
@@ -329,14 +339,7 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
     progress.finish();
     let verdict = outcome.map_err(with_hint)?;
     let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&verdict.to_json())?) } else { format!("{}\n{verdict}\n", verdict.report) };
-    if verdict.report.games_on_stdout {
-        eprint!("{text}");
-    } else {
-        out!("{text}")?;
-    }
-    if verdict.report.timing.games > 0 && !args.run.quiet {
-        eprintln!("{}", verdict.report.timing.summary());
-    }
+    print_report(&text, &verdict.report, args.run.quiet)?;
     Ok(verdict.outcome.exit_code())
 }
 
@@ -399,8 +402,7 @@ impl SelfplayCommand {
 
 pub(super) fn run_selfplay_command(args: SelfplayCommand) -> Result<()> {
     let start = args.start()?;
-    let threads = args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    check_threads("--concurrency", threads, args.force)?;
+    let threads = threads(args.concurrency, args.force)?;
     let progress = Progress::new(0, args.quiet, args.report_every);
     let outcome = run_selfplay(start, &Execution { threads, progress: &progress });
     progress.finish();

@@ -254,3 +254,19 @@ fn completions_and_man_page_come_from_the_definitions() {
     assert!(page.contains(".TH pgntune-verify ") && page.contains("max\\-pairs"), "{}", &page[..400.min(page.len())]);
     pgntune().args(["man", "nonsense"]).assert().code(2);
 }
+
+#[test]
+fn analyze_json_is_one_object_with_the_documented_keys() {
+    let out = stdout_of(pgntune().arg("analyze").arg(bundled_sample()).args(["--group-by", "event", "--min-decisive", "10", "--json", "-q"]));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let curve = &json["score_curve"];
+    assert_eq!(curve["scale"], "1-3-3-5-9");
+    assert!(curve["alpha"].as_f64().unwrap() > 0.0 && curve["points"].as_array().unwrap().len() > 5);
+    assert!(json["fit"].is_object());
+    let groups = &json["groups"];
+    assert_eq!(groups["title"], "Piece values by event");
+    let only = &groups["groups"][0];
+    assert_eq!(only["name"], "pgntune selfplay");
+    assert_eq!(only["games"], 2000);
+    assert!(only["fit"].is_object() && only["note"].is_null() && only["z"].is_null(), "{only}");
+}
