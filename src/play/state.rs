@@ -113,6 +113,15 @@ pub enum StateError {
         /// What disagrees.
         message: String,
     },
+    /// The configuration it holds cannot be played.
+    #[error("{path}: {source}")]
+    Config {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: super::config::ConfigError,
+    },
     /// Writing the state failed.
     #[error(transparent)]
     Output(#[from] OutputError),
@@ -197,7 +206,8 @@ impl MatchState {
                 *file = dir.join(&*file);
             }
         }
-        state.check().map_err(|message| StateError::Inconsistent { path: name, message })?;
+        state.config.check().map_err(|source| StateError::Config { path: name.clone(), source })?;
+        state.check_counts().map_err(|message| StateError::Inconsistent { path: name, message })?;
         Ok(state)
     }
 
@@ -227,12 +237,11 @@ impl MatchState {
         self.committed += 1;
     }
 
-    /// Checks that the state agrees with itself: totals that add up to the
-    /// committed games, pairs that agree with single games, games in
-    /// range, a usable configuration. An edited or corrupted state is
-    /// refused rather than continued with wrong numbers.
-    pub fn check(&self) -> Result<(), String> {
-        self.config.check().map_err(|e| e.to_string())?;
+    /// Checks that the state's counts agree with themselves and with its
+    /// (already checked) configuration: totals that add up to the committed
+    /// games, pairs that agree with single games, games in range. An edited
+    /// or corrupted state is refused rather than continued with wrong numbers.
+    pub fn check_counts(&self) -> Result<(), String> {
         let opponents = self.config.engines.len() - 1;
         if self.totals.len() != opponents {
             return Err(format!("{} totals for {opponents} opponents", self.totals.len()));
