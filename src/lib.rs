@@ -1,14 +1,45 @@
 //! # pgntune
 //!
 //! Learns chess evaluation weights from game collections and proves them
-//! over the board. The modules follow the data's path:
+//! over the board. The library is in layers; each command of the `pgntune`
+//! binary is one library call (a typed configuration in, a report out),
+//! and [`cli`] only turns arguments into configurations and prints reports.
+//!
+//! Reading and learning, following the data's path:
 //!
 //! * [`pgn`]: reading PGN inputs (plain or compressed), replaying every game
-//!   legally, the quiescence filter, and parallel extraction of rows;
-//! * [`features`]: feature sets (material, ...) computed from a position,
-//!   shared by extraction and the engine's evaluation;
+//!   legally with shakmaty, the quiescence filter, and parallel extraction
+//!   of rows in input order;
+//! * [`features`]: feature sets (material, piece-square tables, ...)
+//!   computed from a position, one definition shared by extraction, the
+//!   fitter and the engine's evaluation;
 //! * [`dataset`]: rows of (features, result) and their file formats;
-//! * [`cli`]: the command-line front end that `main.rs` calls.
+//! * [`fit`]: the logistic model fitted with argmin's solvers, standard
+//!   errors and checks;
+//! * [`weights`] and [`presets`]: the weights file the fitter writes and
+//!   the engine reads, and hand-set starting values;
+//! * [`tables`]: the text tables reports print.
+//!
+//! Playing and judging:
+//!
+//! * [`engine`]: the bundled engine (evaluation from weights, search,
+//!   transposition table, clock), with `bench` and `perft`;
+//! * [`uci`]: the engine behind the UCI protocol (`pgntune uci`);
+//! * [`play`]: games and matches: rules and adjudication, players behind
+//!   one trait (in-process or UCI subprocesses), typed engine specs,
+//!   openings, resumable matches, and the `match`, `verify`, `selfplay`
+//!   and `play` commands as library calls;
+//! * [`stats`]: Elo, LOS and the SPRT as pure functions over win/draw/loss
+//!   and game-pair counts (`pgntune stats`), and their JSON form;
+//! * [`analysis`]: score curves, per-group fits and comparisons, and the
+//!   plots that draw them (`pgntune analyze`).
+//!
+//! Around them:
+//!
+//! * [`atomic`]: outputs planned before any work and written atomically;
+//!   temporary files removed on SIGINT/SIGTERM;
+//! * [`cli`]: the command-line front end that `main.rs` calls (clap
+//!   definitions, help, completions and the man page).
 //!
 //! The library never prints; the command-line layer does.
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::AnalysisError;
 use crate::fit::data::{MergedRows, RowMerger};
 use crate::fit::{DrawMode, FitConfig, fit};
-use crate::weights::Weights;
+use crate::weights::{Weights, WeightsError};
 
 /// Piece values in pawns by column: the scale balances are measured on.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +18,17 @@ pub struct Scale {
     pub values: Vec<(String, f64)>,
 }
 
+/// Why a scale was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ScaleError {
+    /// Five values, not all positive.
+    #[error("{0}: each of the five values (P N B R Q in pawns) must be positive")]
+    NotPositive(String),
+    /// Neither five values nor usable weights.
+    #[error("{0} (or give values like 1-3-3-5-9)")]
+    Weights(#[source] WeightsError),
+}
+
 impl Scale {
     /// The classical 1-3-3-5-9.
     pub fn classical() -> Scale {
@@ -25,17 +36,17 @@ impl Scale {
     }
 
     /// `1-3-3-5-9` style (values of P N B R Q in pawns), or a weights file or preset (centipawns / 100).
-    pub fn parse(spec: &str) -> Result<Scale, String> {
+    pub fn parse(spec: &str) -> Result<Scale, ScaleError> {
         let numbers: Option<Vec<f64>> = spec.split('-').map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite())).collect();
         if let Some(numbers) = numbers.filter(|n| n.len() == 5) {
             // A zero value makes every balance on it zero: the curve has one point and no slope.
             if numbers.iter().any(|&v| v <= 0.0) {
-                return Err(format!("--scale {spec}: each of the five values (P N B R Q in pawns) must be positive"));
+                return Err(ScaleError::NotPositive(spec.to_string()));
             }
             let values = ["P", "N", "B", "R", "Q"].iter().map(|c| c.to_string()).zip(numbers).collect();
             return Ok(Scale { name: spec.to_string(), values });
         }
-        let weights = Weights::resolve(spec).map_err(|e| format!("--scale: {e} (or give values like 1-3-3-5-9)"))?;
+        let weights = Weights::resolve(spec).map_err(ScaleError::Weights)?;
         let values = weights.weights.keys().map(|c| (c.clone(), weights.centipawns(c) / 100.0)).collect();
         Ok(Scale { name: weights.name.clone(), values })
     }
@@ -81,7 +92,7 @@ pub fn wilson(p: f64, n: f64) -> (f64, f64) {
     if n <= 0.0 {
         return (0.0, 1.0);
     }
-    let z = crate::fit::uncertainty::Z95;
+    let z = crate::stats::Z_95;
     let z2 = z * z;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
@@ -116,9 +127,9 @@ pub fn score_curve(rows: &MergedRows, scale: &Scale) -> Result<ScoreCurve, Analy
         .collect();
     let merged = by_balance.finish();
     let fit_alpha = |draws| -> Result<(f64, (f64, f64)), AnalysisError> {
-        let r = fit(&merged, &FitConfig { draws, lambda: 0.0, ..FitConfig::default() }).map_err(|e| AnalysisError::Invalid(format!("the logistic fit of the curve: {e}")))?;
+        let r = fit(&merged, &FitConfig { draws, lambda: 0.0, ..FitConfig::default() }).map_err(AnalysisError::CurveFit)?;
         let se = r.stderr[0].unwrap_or(f64::NAN);
-        let z = crate::fit::uncertainty::Z95;
+        let z = crate::stats::Z_95;
         Ok((r.theta[0], (r.theta[0] - z * se, r.theta[0] + z * se)))
     };
     let (alpha, alpha_ci95) = fit_alpha(DrawMode::Half)?;

@@ -2,6 +2,7 @@
 //! band, time control, or any tag), and comparisons between groups.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::str::FromStr;
 
 use serde::Serialize;
@@ -44,6 +45,25 @@ impl FromStr for GroupKey {
     }
 }
 
+/// The key as `--group-by` takes it (a tag by its name).
+impl fmt::Display for GroupKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GroupKey::Player => "player",
+            GroupKey::Event => "event",
+            GroupKey::Year => "year",
+            GroupKey::Decade => "decade",
+            GroupKey::Elo => "elo",
+            GroupKey::TimeControl => "timecontrol",
+            GroupKey::Tag(tag) => tag,
+        })
+    }
+}
+
+/// The rating bands of [`GroupKey::Elo`], lowest first (by the mean of
+/// both players' ratings), below 2200, then 200 points wide, from 2600 on.
+pub const ELO_BANDS: [&str; 4] = ["<2200", "2200-2399", "2400-2599", "2600+"];
+
 impl GroupKey {
     /// The PGN tags extraction must keep to compute the key.
     pub fn tags(&self) -> Vec<String> {
@@ -75,13 +95,8 @@ impl GroupKey {
                 let elo = |t: &str| t.trim().parse::<f64>().ok().filter(|e| *e > 0.0);
                 match (elo(tags[0]), elo(tags[1])) {
                     (Some(w), Some(b)) => {
-                        let mean = (w + b) / 2.0;
-                        match mean {
-                            m if m < 2200.0 => "<2200".into(),
-                            m if m < 2400.0 => "2200-2399".into(),
-                            m if m < 2600.0 => "2400-2599".into(),
-                            _ => "2600+".into(),
-                        }
+                        let band = ((w + b) / 2.0 - 2000.0) / 200.0;
+                        ELO_BANDS[band.clamp(0.0, (ELO_BANDS.len() - 1) as f64) as usize].into()
                     }
                     _ => "unrated".into(),
                 }
@@ -114,7 +129,7 @@ impl GroupFit {
         let fit = self.fit.as_ref()?;
         let values = fit.values.as_ref()?;
         let ci = fit.values_ci95.as_ref()?;
-        Some(values.iter().zip(ci).map(|(v, c)| (*v, c.map(|(lo, hi)| (hi - lo) / (2.0 * crate::fit::uncertainty::Z95)))).collect())
+        Some(values.iter().zip(ci).map(|(v, c)| (*v, c.map(|(lo, hi)| (hi - lo) / (2.0 * crate::stats::Z_95)))).collect())
     }
 }
 
@@ -182,5 +197,12 @@ mod tests {
         assert_eq!(GroupKey::Player.group(&["a", "b"], "Morphy"), "Morphy");
         assert_eq!("ECO".parse::<GroupKey>().unwrap(), GroupKey::Tag("ECO".into()));
         assert_eq!(GroupKey::Tag("ECO".into()).group(&["B90"], ""), "B90");
+        assert_eq!(GroupKey::Elo.group(&["2199", "2200"], ""), "<2200");
+        assert_eq!(GroupKey::Elo.group(&["2200", "2200"], ""), "2200-2399");
+        assert_eq!(GroupKey::Elo.group(&["2599", "2600"], ""), "2400-2599");
+        assert_eq!(GroupKey::Elo.group(&["2800", "2800"], ""), "2600+");
+        assert_eq!(GroupKey::Elo.group(&["1200", "1300"], ""), "<2200");
+        assert_eq!(format!("Piece values by {}", GroupKey::Tag("ECO".into())), "Piece values by ECO");
+        assert_eq!(GroupKey::TimeControl.to_string(), "timecontrol");
     }
 }

@@ -1,13 +1,17 @@
-//! Studying collections: the score curve and its logistic fit, piece values
-//! per group of games and comparisons between groups, and the plots that
-//! draw them (which compute nothing themselves).
+//! Studying collections: the score curve and its logistic fit ([`curve`]),
+//! piece values per group of games and comparisons between groups
+//! ([`groups`]), and the plots that draw them ([`plots`], which compute
+//! nothing themselves). [`run`](mod@run) is `pgntune analyze` as a library
+//! call: inputs read and grouped, everything fitted, one report.
 
 pub mod curve;
 pub mod groups;
 pub mod plots;
+pub mod run;
 
-pub use curve::{CurvePoint, Scale, ScoreCurve, score_curve};
-pub use groups::{Difference, GroupFit, GroupKey, compare, fit_groups};
+pub use curve::{CurvePoint, Scale, ScaleError, ScoreCurve, score_curve};
+pub use groups::{Difference, ELO_BANDS, GroupFit, GroupKey, compare, fit_groups};
+pub use run::{AnalyzeConfig, AnalyzeError, AnalyzeReport, GroupTable, Grouping, ReadObserver, run};
 
 /// Why an analysis could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -15,4 +19,7 @@ pub enum AnalysisError {
     /// The data do not allow it.
     #[error("{0}")]
     Invalid(String),
+    /// The logistic fit of the score curve failed.
+    #[error("the logistic fit of the curve: {0}")]
+    CurveFit(#[source] crate::fit::FitError),
 }

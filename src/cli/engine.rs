@@ -1,4 +1,4 @@
-//! `pgntune uci`, `pgntune bench` and `pgntune eval`: the bundled engine.
+//! `pgntune uci`, `bench`, `eval` and `perft`: the bundled engine.
 
 use std::io;
 
@@ -10,6 +10,7 @@ use shakmaty::Chess;
 use super::values::whole;
 use crate::engine::Evaluator;
 use crate::engine::bench::{DEFAULT_BENCH_DEPTH, run_bench};
+use crate::engine::perft::PerftConfig;
 use crate::weights::Weights;
 
 /// Which weights the engine plays with.
@@ -79,10 +80,43 @@ pub struct EvalCommand {
 
 pub(super) fn run_eval(args: EvalCommand) -> Result<()> {
     let evaluator = args.weights.evaluator()?;
-    let fen: Fen = args.fen.trim().parse().with_context(|| format!("'{}' is not a FEN", args.fen))?;
-    let pos: Chess = crate::pgn::replay::position_from_fen(fen)
-        .map_err(|e| anyhow::anyhow!("'{}' is not a legal position: {e}", args.fen))?;
+    let pos = position(&args.fen)?;
     outln!("weights: {}", evaluator.name())?;
     out!("{}", evaluator.explain(&pos))?;
+    Ok(())
+}
+
+/// Arguments of `pgntune perft`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example: pgntune perft 'r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1' 4  (4085603 nodes)")]
+pub struct PerftCommand {
+    /// The position, as a FEN (quote it: it contains spaces), or 'startpos'. Chess960 castling rights are accepted.
+    #[arg(value_name = "FEN")]
+    pub fen: String,
+    /// Plies to count.
+    #[arg(value_name = "DEPTH", allow_negative_numbers = true, value_parser = whole::<u32>(0, 20))]
+    pub depth: u32,
+    /// Also print the count below each legal move ('e2e4: 20'), as engines' `go perft` does.
+    #[arg(long)]
+    pub divide: bool,
+}
+
+impl PerftCommand {
+    /// The library's configuration.
+    fn config(&self) -> Result<PerftConfig> {
+        let position = if self.fen.trim() == "startpos" { Chess::default() } else { position(&self.fen)? };
+        Ok(PerftConfig { position, depth: self.depth, divide: self.divide })
+    }
+}
+
+/// The position of a FEN given on the command line.
+fn position(text: &str) -> Result<Chess> {
+    let fen: Fen = text.trim().parse().with_context(|| format!("'{text}' is not a FEN"))?;
+    crate::pgn::replay::position_from_fen(fen).with_context(|| format!("'{text}' is not a legal position"))
+}
+
+pub(super) fn run_perft(args: PerftCommand) -> Result<()> {
+    let report = crate::engine::perft::run(&args.config()?);
+    out!("{report}")?;
     Ok(())
 }

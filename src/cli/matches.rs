@@ -1,21 +1,57 @@
 //! `pgntune match`, `verify` and `selfplay`: runs of many games, with a
-//! state that lets an interrupted run continue.
+//! state that lets an interrupted run continue. Arguments become the
+//! library's configurations ([`crate::play::run`], [`crate::play::selfplay`]);
+//! this file shows progress and prints the reports.
 
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::play::{LimitArgs, OpeningArgs, RuleArgs, today};
+use super::play::{LimitArgs, OpeningArgs, RuleArgs};
 use super::values::{at_least, at_least_usize, check_threads, fraction_below_one};
-use crate::atomic::{AtomicFile, Destination, OutputKind, OutputPlan, Registration, register};
-use crate::play::lock::StateLock;
-use crate::play::state::MatchState;
-use crate::play::tournament::{MatchProgress, Timing};
-use crate::play::{EngineSpec, MatchConfig, run_match};
-use crate::stats::{Report, SprtConfig, SprtDecision};
+use crate::play::run::{RunFiles, RunKind, status_line, today};
+use crate::play::{
+    EngineSpec, Execution, MatchConfig, MatchProgress, MatchReport, MatchStart, MatchState, RunError, SelfplayConfig, SelfplayStart, VerifyConfig, VerifyStart, run_match,
+    run_selfplay, verify,
+};
+use crate::stats::SprtConfig;
+
+/// How often a run that is not on a terminal prints a status line: every
+/// N games (`10`), every so many seconds (`30s`, `5m`), or whichever comes
+/// first (`10,60s`). `0` never.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportEvery {
+    /// Games between lines.
+    pub games: Option<u64>,
+    /// Time between lines (checked when a game ends).
+    pub time: Option<Duration>,
+}
+
+impl FromStr for ReportEvery {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ReportEvery, String> {
+        let mut every = ReportEvery { games: None, time: None };
+        for part in text.split(',').map(str::trim) {
+            let bad = || format!("'{part}' is not a number of games (10) or of seconds or minutes (30s, 5m)");
+            let (number, unit) = part.find(|c: char| !c.is_ascii_digit()).map_or((part, ""), |i| part.split_at(i));
+            let n: u64 = number.parse().map_err(|_| bad())?;
+            match unit {
+                "" => every.games = (n > 0).then_some(n),
+                "s" => every.time = (n > 0).then(|| Duration::from_secs(n)),
+                "m" => every.time = (n > 0).then(|| Duration::from_secs(60 * n)),
+                _ => return Err(bad()),
+            }
+        }
+        Ok(every)
+    }
+}
 
 /// Options shared by `match` and `verify`.
 #[derive(Debug, Clone, Args)]
@@ -31,79 +67,143 @@ pub struct RunArgs {
     /// Where to keep the match state for --resume [default: PGN file + .state.json].
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
-    /// Quiet: no progress bar, no timing line and no notes on standard error; the report and errors are still shown.
+    /// Quiet: no progress and no timing line on standard error; the report, warnings and errors are still shown.
     #[arg(long = "silent", alias = "quiet", short = 'q')]
     pub quiet: bool,
+    /// When standard error is not a terminal: a status line every N games, every S seconds or M minutes (30s, 5m), or both (10,60s); 0: none.
+    #[arg(long, value_name = "N|Ss|Mm", default_value = "10,60s")]
+    pub report_every: ReportEvery,
+    /// Print the report as one JSON object (keys below).
+    #[arg(long)]
+    pub json: bool,
     /// Start a new match even if the state or the PGN file of an earlier one exists (both are overwritten); allow -j far above the core count.
     #[arg(long)]
     pub force: bool,
 }
 
-/// The files of a run, checked before it starts, and the lock on its state.
-struct RunFiles {
-    state: Option<PathBuf>,
-    /// The report goes to standard error when the games go to standard output.
-    games_on_stdout: bool,
-    _lock: Option<StateLock>,
-}
-
 impl RunArgs {
     fn threads(&self) -> Result<usize> {
-        let threads = self.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-        check_threads("--concurrency", threads, self.force)?;
-        Ok(threads)
+        threads(self.concurrency, self.force)
     }
 
-    fn state_path(&self) -> Option<PathBuf> {
-        self.state.clone().or_else(|| self.pgn_out.as_ref().map(|p| PathBuf::from(format!("{}.state.json", p.display()))))
-    }
-
-    /// Checks the games and state files of a new run before anything is
-    /// truncated or started, and locks the state.
-    fn prepare_fresh(&self) -> Result<RunFiles> {
-        let mut plan = OutputPlan::new(self.force).allow_stdout();
-        let streamed = match &self.pgn_out {
-            Some(path) if crate::atomic::is_stdout(path) => Some(Destination::Stdout),
-            Some(path) => std::fs::metadata(crate::atomic::resolve_links(path)?).ok().filter(|m| !m.is_file() && !m.is_dir()).map(|_| Destination::Stream),
-            None => None,
-        };
-        let state = match streamed {
-            Some(_) if self.state.is_some() => bail!("--state: games written to a pipe, a device or standard output cannot be resumed; drop --state"),
-            Some(_) => None,
-            None => self.state_path(),
-        };
-        if let Some(state) = state.as_ref().filter(|s| s.exists() && !self.force) {
-            bail!("{} holds an earlier match: continue it with `pgntune match --resume {0}`, or pass --force to start afresh", state.display());
-        }
-        if let Some(path) = &self.pgn_out {
-            plan.output(path, OutputKind::MatchGames)?;
-        }
-        if let Some(state) = &state {
-            plan.output(state, OutputKind::State)?;
-        }
-        let lock = state.as_deref().map(StateLock::acquire).transpose()?;
-        Ok(RunFiles { state, games_on_stdout: streamed == Some(Destination::Stdout), _lock: lock })
+    fn files(&self) -> RunFiles {
+        RunFiles { pgn_out: self.pgn_out.clone(), state: self.state.clone(), force: self.force }
     }
 }
 
-/// Locks and reads the state of an interrupted run (checked against itself).
-fn prepare_resume(path: &Path) -> Result<(MatchState, RunFiles)> {
-    let lock = StateLock::acquire(path)?;
-    let state = MatchState::load(path)?;
-    Ok((state, RunFiles { state: Some(path.to_path_buf()), games_on_stdout: false, _lock: Some(lock) }))
+/// Games played at once: as asked, else one per core.
+fn threads(concurrency: Option<usize>, force: bool) -> Result<usize> {
+    let threads = concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    check_threads("--concurrency", threads, force)?;
+    Ok(threads)
+}
+
+/// Progress of a run: a bar on a terminal; elsewhere (a CI log) a status
+/// line now and then, as fastchess prints its rating interval.
+struct Progress {
+    bar: Option<ProgressBar>,
+    every: Option<ReportEvery>,
+    /// Games and time at the last status line.
+    last: Mutex<(u64, Instant)>,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(total: u64, quiet: bool, every: ReportEvery) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (!quiet && terminal).then(|| {
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4))
+                .with_style(ProgressStyle::with_template("{bar:25.cyan/blue} {elapsed_precise} ETA {eta} {msg}").expect("template"))
+        });
+        Progress { bar, every: (!quiet && !terminal).then_some(every), last: Mutex::new((0, Instant::now())), quiet }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl MatchProgress for Progress {
+    fn update(&self, state: &MatchState) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(state.cutoff);
+            bar.set_position(state.committed);
+            bar.set_message(status_line(state));
+        }
+        if let Some(every) = &self.every {
+            let mut last = self.last.lock().expect("progress");
+            let games_due = every.games.is_some_and(|n| state.committed >= last.0 + n);
+            let time_due = every.time.is_some_and(|t| last.1.elapsed() >= t);
+            if games_due || time_due || (state.committed == state.cutoff && state.committed > last.0) {
+                eprintln!("progress: {}", status_line(state));
+                *last = (state.committed, Instant::now());
+            }
+        }
+    }
+
+    fn note(&self, text: &str) {
+        if !self.quiet {
+            match &self.bar {
+                Some(bar) => bar.println(format!("warning: {text}")),
+                None => eprintln!("warning: {text}"),
+            }
+        }
+    }
+}
+
+/// The library's error with what to type next, where there is something.
+fn with_hint(err: RunError) -> anyhow::Error {
+    let hint = match &err {
+        RunError::EarlierRun { state, kind } => format!("continue it with `pgntune {kind} --resume {}`, or pass --force to start afresh", state.display()),
+        RunError::WrongKind { path, found, .. } => format!("continue it with `pgntune {found} --resume {}`", path.display()),
+        RunError::Kept { state, .. } => format!("continue with `pgntune selfplay --resume {}`", state.display()),
+        RunError::StreamedState => "drop --state".to_string(),
+        _ => return err.into(),
+    };
+    anyhow::anyhow!("{err}: {hint}")
+}
+
+/// The configuration every kind of run builds from its options: limits
+/// (with a default node count, if the command has one), rules, openings.
+fn new_config(kind: RunKind, engines: Vec<EngineSpec>, pairs: u64, (limits, default_nodes): (&LimitArgs, Option<u64>), rules: &RuleArgs, openings: &OpeningArgs) -> Result<MatchConfig> {
+    Ok(MatchConfig {
+        openings: openings.plan()?,
+        seed: openings.seed,
+        adjudication: rules.adjudication(),
+        draw_rules: rules.draw_rules.into(),
+        time_margin_ms: limits.timemargin,
+        date: today(),
+        ..MatchConfig::new(kind, engines, pairs, limits.limits(default_nodes))
+    })
+}
+
+/// Warns, unless quiet, that a new run that keeps no files cannot be resumed.
+fn announce(files: Option<&RunFiles>, run: &RunArgs) {
+    let saves = files.is_some_and(|f| f.pgn_out.is_some() || f.state.is_some());
+    if files.is_some() && !saves && !run.quiet {
+        eprintln!("note: without --pgn-out or --state nothing is saved, and an interrupted run cannot be resumed");
+    }
 }
 
 /// Arguments of `pgntune match`.
 #[derive(Debug, Args)]
 #[command(after_help = "Engines: 'name=NAME weights=FILE|PRESET [hash=MB]' plays the bundled engine in-process (hash 1 to 4096 MB); \
-'name=NAME cmd=PROGRAM [arg=ARG ...] [option.NAME=VALUE ...]' runs a UCI engine. The first engine plays all others; names must differ.\n\
+'name=NAME cmd=PROGRAM [arg=ARG ...] [dir=FOLDER] [hash=MB] [option.NAME=VALUE ...]' runs a UCI engine (an option the engine does not \
+list is set anyway, with a warning). Either kind takes limits of its own in place of the match's: tc=BASE+INC, nodes=N, depth=N. \
+The first engine plays all others; names must differ.\n\
 Example: pgntune match --engine 'name=tuned weights=tuned.toml' --engine 'name=sf cmd=/usr/games/stockfish option.UCI_LimitStrength=true option.UCI_Elo=1500' --pairs 50 --tc 10+0.1 --pgn-out games.pgn\n\
 The state refers to the PGN file relative to itself, so --resume works from any directory; it checks that the PGN still holds \
-exactly the games it recorded, and only one run at a time may use a state.")]
+exactly the games it recorded, and only one run at a time may use a state.\n\n\
+--json prints one object: kind, games, stopped ({kind: all_games_played | sprt_accepted_h1 | sprt_accepted_h0, pairs}), results \
+(per opponent: engine, opponent, games {wins, draws, losses}, pairs {LL, LD, DD+WL, WD, WW}, trinomial and pentanomial estimates \
+{samples, score, score_ci95, elo, elo_ci95, elo_interval, nelo, nelo_ci95, los} or {degenerate}, sprt {elo0, elo1, alpha, beta, model, \
+llr, lower_bound, upper_bound, decision} or null), pgn_out, state, timing {games, wall_seconds, engine_seconds, nodes}.")]
 pub struct MatchCommand {
     /// An engine (at least two; the first plays each of the others).
     #[arg(long = "engine", value_name = "SPEC", required_unless_present = "resume")]
-    pub engines: Vec<String>,
+    pub engines: Vec<EngineSpec>,
     /// Number of games against each opponent (rounded up to whole pairs).
     #[arg(long, value_name = "N", conflicts_with = "pairs", allow_negative_numbers = true, value_parser = at_least(1))]
     pub games: Option<u64>,
@@ -126,168 +226,66 @@ pub struct MatchCommand {
     pub run: RunArgs,
 }
 
-/// A progress bar for matches.
-struct MatchBar {
-    bar: ProgressBar,
-}
-
-impl MatchBar {
-    fn new(total: u64, quiet: bool) -> MatchBar {
-        let visible = !quiet && std::io::stderr().is_terminal();
-        let target = if visible { ProgressDrawTarget::stderr_with_hz(4) } else { ProgressDrawTarget::hidden() };
-        let bar = ProgressBar::with_draw_target(Some(total), target)
-            .with_style(ProgressStyle::with_template("{bar:25.cyan/blue} {pos}/{len} games {elapsed_precise} ETA {eta} {msg}").expect("template"));
-        MatchBar { bar }
-    }
-}
-
-impl MatchProgress for MatchBar {
-    fn update(&self, state: &MatchState) {
-        if self.bar.is_hidden() {
-            return;
+impl MatchCommand {
+    /// How the library starts the run.
+    fn start(&self) -> Result<MatchStart> {
+        if let Some(state) = &self.resume {
+            return Ok(MatchStart::Resume { state: state.clone(), kind: RunKind::Match });
         }
-        self.bar.set_length(state.cutoff);
-        self.bar.set_position(state.committed);
-        let t = state.totals.iter().fold(crate::stats::Wdl::default(), |a, t| a + t.wdl);
-        let mut msg = format!("W {} D {} L {}", t.wins, t.draws, t.losses);
-        if let Ok(e) = t.estimate() {
-            msg.push_str(&format!(" Elo {:+.1}", e.elo));
-            if let Some(ci) = e.ci95 {
-                msg.push_str(&format!(" ± {ci:.1}"));
-            }
+        if self.engines.len() < 2 {
+            bail!("give at least two --engine specs");
         }
-        if let (Some(sprt), Some(first)) = (state.config.sprt_config(), state.totals.first()) {
-            msg.push_str(&format!(" LLR {:.2} ({:.2}, {:.2})", sprt.llr(&first.penta), sprt.lower_bound(), sprt.upper_bound()));
+        if self.sprt.is_some() && self.engines.len() != 2 {
+            bail!("--sprt needs exactly two engines");
         }
-        self.bar.set_message(msg);
-    }
-}
-
-/// The match report: per opponent, the statistics.
-fn report_text(state: &MatchState) -> String {
-    let config = &state.config;
-    let mut text = String::new();
-    for (i, totals) in state.totals.iter().enumerate() {
-        if totals.wdl.games() == 0 && state.totals.len() > 1 {
-            continue;
-        }
-        text.push_str(&format!("{} vs {}\n", config.engines[0].name, config.engines[i + 1].name));
-        let report = Report { wdl: totals.wdl, penta: Some(totals.penta), sprt: if config.opponents() == 1 { config.sprt_config() } else { None } };
-        text.push_str(&format!("{report}\n"));
-    }
-    if let Some(why) = &state.stopped {
-        text.push_str(&format!("Stopped: {why}.\n"));
-    }
-    text
-}
-
-fn timing_line(timing: &Timing) -> String {
-    let minutes = timing.wall.as_secs_f64() / 60.0;
-    let engine_share = timing.engine.as_secs_f64() / timing.games_wall.as_secs_f64().max(1e-9);
-    let overhead_ms = (timing.games_wall.saturating_sub(timing.engine)).as_secs_f64() * 1000.0 / timing.games as f64;
-    format!(
-        "{} games in {:.1} s: {:.1} games/min; engine search {:.1}% of game time, {:.2} ms outside the search per game; {:.2} M nodes/s per game thread",
-        timing.games,
-        timing.wall.as_secs_f64(),
-        timing.games as f64 / minutes,
-        100.0 * engine_share,
-        overhead_ms,
-        timing.nodes as f64 / timing.engine.as_secs_f64().max(1e-9) / 1e6
-    )
-}
-
-/// Runs the match and prints its report (to standard error when the games
-/// go to standard output); the timing line unless quiet.
-fn run_and_report(state: MatchState, run: &RunArgs, files: &RunFiles, fresh: bool) -> Result<MatchState> {
-    if files.state.is_none() && !run.quiet && !files.games_on_stdout {
-        eprintln!("note: without --pgn-out or --state nothing is saved, and an interrupted run cannot be resumed");
-    }
-    let threads = run.threads()?;
-    let bar = MatchBar::new(state.cutoff, run.quiet);
-    let outcome = run_match(state, files.state.as_deref(), fresh, threads, &bar);
-    bar.bar.finish_and_clear();
-    let (state, timing) = outcome?;
-    let text = report_text(&state);
-    if files.games_on_stdout {
-        eprint!("{text}");
-    } else {
-        out!("{text}")?;
-    }
-    if timing.games > 0 && !run.quiet {
-        eprintln!("{}", timing_line(&timing));
-    }
-    Ok(state)
-}
-
-/// The configuration every kind of run builds from its options: limits
-/// (with a default node count, if the command has one), rules, openings.
-fn new_config(event: &str, engines: Vec<EngineSpec>, pairs: u64, (limits, default_nodes): (&LimitArgs, Option<u64>), rules: &RuleArgs, openings: &OpeningArgs) -> Result<MatchConfig> {
-    let (move_limits, time_control) = limits.limits(default_nodes)?;
-    Ok(MatchConfig {
-        event: event.into(),
-        date: today(),
-        engines,
-        pairs,
-        limits: move_limits,
-        openings: openings.plan()?,
-        seed: openings.seed,
-        adjudication: rules.adjudication(),
-        draw_rules: rules.draw_rules,
-        time_margin_ms: limits.timemargin,
-        sprt: None,
-        pgn_out: None,
-        time_control,
-        vary_weights: None,
-        selfplay_out: None,
-    })
-}
-
-/// Refuses to continue a self-play state with `match` and the reverse.
-fn check_kind(state: &MatchState, path: &Path, selfplay: bool) -> Result<()> {
-    match (state.config.selfplay_out.is_some(), selfplay) {
-        (true, false) => bail!("{}: a selfplay state: continue it with `pgntune selfplay --resume {0}`", path.display()),
-        (false, true) => bail!("{}: a match state, not a selfplay one: continue it with `pgntune match --resume {0}`", path.display()),
-        _ => Ok(()),
+        let pairs = match (self.pairs, self.games) {
+            (Some(p), _) => p,
+            (None, Some(g)) => g.div_ceil(2),
+            (None, None) => bail!("give --games N or --pairs N"),
+        };
+        let config = MatchConfig { sprt: self.sprt, ..new_config(RunKind::Match, self.engines.clone(), pairs, (&self.limits, None), &self.rules, &self.openings)? };
+        // Checked here too, so that a bad configuration is refused before any note.
+        config.check()?;
+        Ok(MatchStart::New { config: Box::new(config), files: self.run.files() })
     }
 }
 
 pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
-    if let Some(path) = &args.resume {
-        let (state, files) = prepare_resume(path)?;
-        check_kind(&state, path, false)?;
-        run_and_report(state, &args.run, &files, false)?;
-        return Ok(());
+    let start = args.start()?;
+    let threads = args.run.threads()?;
+    announce(matches!(&start, MatchStart::New { .. }).then(|| args.run.files()).as_ref(), &args.run);
+    let progress = Progress::new(0, args.run.quiet, args.run.report_every);
+    let outcome = run_match(start, &Execution { threads, progress: &progress });
+    progress.finish();
+    let report = outcome.map_err(with_hint)?;
+    let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { report.to_string() };
+    print_report(&text, &report, args.run.quiet)
+}
+
+/// Prints a run's report (to standard error when the games went to
+/// standard output) and, unless quiet, its timing line.
+fn print_report(text: &str, report: &MatchReport, quiet: bool) -> Result<()> {
+    if report.games_on_stdout {
+        eprint!("{text}");
+    } else {
+        out!("{text}")?;
     }
-    if args.engines.len() < 2 {
-        bail!("give at least two --engine specs");
+    if report.timing.games > 0 && !quiet {
+        eprintln!("{}", report.timing.summary());
     }
-    let engines = args.engines.iter().map(|s| s.parse::<EngineSpec>().map_err(|e| anyhow::anyhow!("--engine '{s}': {e}"))).collect::<Result<Vec<_>>>()?;
-    if args.sprt.is_some() && engines.len() != 2 {
-        bail!("--sprt needs exactly two engines");
-    }
-    let pairs = match (args.pairs, args.games) {
-        (Some(p), _) => p,
-        (None, Some(g)) => g.div_ceil(2),
-        (None, None) => bail!("give --games N or --pairs N"),
-    };
-    args.run.threads()?;
-    let config = MatchConfig {
-        sprt: args.sprt.map(|s| s.to_string()),
-        pgn_out: args.run.pgn_out.clone(),
-        ..new_config("pgntune match", engines, pairs, (&args.limits, None), &args.rules, &args.openings)?
-    };
-    config.check().map_err(anyhow::Error::msg)?;
-    let files = args.run.prepare_fresh()?;
-    run_and_report(MatchState::new(config), &args.run, &files, true)?;
     Ok(())
 }
 
 /// Arguments of `pgntune verify`.
 #[derive(Debug, Args)]
+#[command(after_help = "Exit status: 0 when the SPRT accepts H1 (the candidate is stronger), 1 when it accepts H0 (it is not elo1 \
+stronger), 3 when --max-pairs ends the match before the SPRT decides, 2 on any error.\n\n\
+--json prints the match's object (see `pgntune match --help`) with verdict {outcome: accepted_h1 | accepted_h0 | undecided, \
+exit_code, estimate, basis, text}.")]
 pub struct VerifyCommand {
-    /// The candidate weights (a weights file or preset).
-    #[arg(value_name = "CANDIDATE")]
-    pub candidate: String,
+    /// The candidate weights (a weights file or preset; any file name).
+    #[arg(value_name = "CANDIDATE", required_unless_present = "resume")]
+    pub candidate: Option<String>,
     /// The weights to beat.
     #[arg(long, default_value = "classical")]
     pub baseline: String,
@@ -297,6 +295,9 @@ pub struct VerifyCommand {
     /// At most this many game pairs if the SPRT has not decided.
     #[arg(long, default_value_t = 2000, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub max_pairs: u64,
+    /// Continue an interrupted verification from its state file (all other options come from the state).
+    #[arg(long, value_name = "STATE", conflicts_with = "candidate")]
+    pub resume: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
     #[command(flatten)]
@@ -307,70 +308,39 @@ pub struct VerifyCommand {
     pub run: RunArgs,
 }
 
-/// The one-paragraph answer to "is the candidate better?".
-pub fn verdict(state: &MatchState) -> String {
-    let config = &state.config;
-    let (a, b) = (&config.engines[0].name, &config.engines[1].name);
-    let totals = &state.totals[0];
-    let (w, d, l) = (totals.wdl.wins, totals.wdl.draws, totals.wdl.losses);
-    let mut text = format!("After {} games ({} pairs), {a} scored {w} wins, {d} draws and {l} losses against {b}", totals.wdl.games(), totals.penta.pairs());
-    // Game pairs are the right unit (both games share an opening); when
-    // every pair scored alike they carry no spread, and the single games
-    // give the interval.
-    let estimate = match (totals.penta.estimate(), totals.wdl.estimate()) {
-        (Ok(e), _) => Ok((e, "from game pairs")),
-        (Err(_), Ok(e)) => Ok((e, "from single games: every pair scored the same")),
-        (Err(why), Err(_)) => Err(why),
-    };
-    match estimate {
-        Ok((e, basis)) => {
-            let ci = e.ci95.map_or_else(|| " (interval unbounded)".to_string(), |ci| format!(" ± {ci:.1}"));
-            // No "-0.0": a rounding zero has no sign.
-            let elo = if e.elo.abs() < 0.05 { 0.0 } else { e.elo };
-            text.push_str(&format!(": Elo {elo:+.1}{ci} (95%, {basis}), LOS {:.1}%.", 100.0 * e.los));
+impl VerifyCommand {
+    /// How the library starts the verification.
+    fn start(&self) -> Result<VerifyStart> {
+        if let Some(state) = &self.resume {
+            return Ok(VerifyStart::Resume(state.clone()));
         }
-        Err(why) => text.push_str(&format!("; no Elo estimate: {why}.")),
+        let candidate = self.candidate.as_deref().expect("clap requires CANDIDATE without --resume");
+        let mut candidate = EngineSpec::bundled_named_by_weights(candidate).context("CANDIDATE")?;
+        let baseline = EngineSpec::bundled_named_by_weights(&self.baseline).context("--baseline")?;
+        if candidate.name == baseline.name {
+            candidate.name.push_str(" (candidate)");
+        }
+        let config = MatchConfig {
+            sprt: Some(self.sprt),
+            ..new_config(RunKind::Verify, vec![candidate, baseline], self.max_pairs, (&self.limits, Some(10_000)), &self.rules, &self.openings)?
+        };
+        config.check()?;
+        Ok(VerifyStart::New(Box::new(VerifyConfig { config, files: self.run.files() })))
     }
-    if let Some(sprt) = config.sprt_config() {
-        let llr = sprt.llr(&totals.penta);
-        let bounds = format!("[{}, {}] ({} Elo)", sprt.elo0(), sprt.elo1(), sprt.model());
-        text.push_str(&match sprt.decision(llr) {
-            SprtDecision::AcceptH1 => format!(" The SPRT {bounds} accepted H1 (LLR {llr:.2} ≥ {:.2}): {a} is stronger than {b}.", sprt.upper_bound()),
-            SprtDecision::AcceptH0 => format!(
-                " The SPRT {bounds} accepted H0 (LLR {llr:.2} ≤ {:.2}): {a} is not {} Elo stronger than {b}.",
-                sprt.lower_bound(),
-                sprt.elo1()
-            ),
-            SprtDecision::Continue => format!(" The SPRT {bounds} did not decide (LLR {llr:.2}, bounds {:.2} and {:.2}): play more games.", sprt.lower_bound(), sprt.upper_bound()),
-        });
-    }
-    text
 }
 
-pub(super) fn run_verify(args: VerifyCommand) -> Result<()> {
-    let candidate = EngineSpec::bundled("candidate", &args.candidate).map_err(anyhow::Error::msg).context("CANDIDATE")?;
-    let baseline = EngineSpec::bundled("baseline", &args.baseline).map_err(anyhow::Error::msg).context("--baseline")?;
-    let name = |spec: EngineSpec, fallback: &str| EngineSpec { name: match &spec.kind { crate::play::player::EngineKind::Bundled { weights, .. } if !weights.name.is_empty() => weights.name.clone(), _ => fallback.into() }, ..spec };
-    let (mut candidate, baseline) = (name(candidate, "candidate"), name(baseline, "baseline"));
-    if candidate.name == baseline.name {
-        candidate.name.push_str(" (candidate)");
-    }
-    args.run.threads()?;
-    let config = MatchConfig {
-        sprt: Some(args.sprt.to_string()),
-        pgn_out: args.run.pgn_out.clone(),
-        ..new_config("pgntune verify", vec![candidate, baseline], args.max_pairs, (&args.limits, Some(10_000)), &args.rules, &args.openings)?
-    };
-    config.check().map_err(anyhow::Error::msg)?;
-    let files = args.run.prepare_fresh()?;
-    let state = run_and_report(MatchState::new(config), &args.run, &files, true)?;
-    let text = verdict(&state);
-    if files.games_on_stdout {
-        eprintln!("\n{text}");
-    } else {
-        outln!("\n{text}")?;
-    }
-    Ok(())
+/// Runs the verification; its exit code says the verdict.
+pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
+    let start = args.start()?;
+    let threads = args.run.threads()?;
+    announce(matches!(&start, VerifyStart::New(_)).then(|| args.run.files()).as_ref(), &args.run);
+    let progress = Progress::new(0, args.run.quiet, args.run.report_every);
+    let outcome = verify(start, &Execution { threads, progress: &progress });
+    progress.finish();
+    let verdict = outcome.map_err(with_hint)?;
+    let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&verdict.to_json())?) } else { format!("{}\n{verdict}\n", verdict.report) };
+    print_report(&text, &verdict.report, args.run.quiet)?;
+    Ok(verdict.outcome.exit_code())
 }
 
 /// Arguments of `pgntune selfplay`.
@@ -403,98 +373,63 @@ pub struct SelfplayCommand {
     /// Games played at once (default: one per core; more than 4 per core needs --force). The games do not depend on it with --nodes or --depth.
     #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(1))]
     pub concurrency: Option<usize>,
-    /// Quiet: no progress bar and no summary line (errors are still shown).
+    /// Quiet: no progress and no summary line (errors are still shown).
     #[arg(long = "silent", alias = "quiet", short = 'q')]
     pub quiet: bool,
+    /// When standard error is not a terminal: a status line every N games, every S seconds or M minutes, or both; 0: none.
+    #[arg(long, value_name = "N|Ss|Mm", default_value = "100,60s")]
+    pub report_every: ReportEvery,
     /// Start afresh over an earlier run's state and games, replace an OUT that is not self-play games, allow -j far above the core count.
     #[arg(long)]
     pub force: bool,
 }
 
-pub(super) fn run_selfplay(args: SelfplayCommand) -> Result<()> {
-    let run = RunArgs { concurrency: args.concurrency, pgn_out: None, state: None, quiet: args.quiet, force: args.force };
-    if let Some(path) = &args.resume {
-        let (state, files) = prepare_resume(path)?;
-        check_kind(&state, path, true)?;
-        return play_selfplay(state, &run, files, None, false);
-    }
-    let out = args.out.clone().expect("clap requires --out without --resume");
-    let white = EngineSpec::bundled("pgntune", &args.weights).map_err(anyhow::Error::msg)?;
-    run.threads()?;
-    let config = MatchConfig {
-        vary_weights: Some(args.vary),
-        ..new_config("pgntune selfplay", vec![white.clone(), white], args.games.div_ceil(2), (&args.limits, Some(3000)), &args.rules, &args.openings)?
-    };
-    config.check().map_err(anyhow::Error::msg)?;
-    let mut plan = OutputPlan::new(args.force).allow_stdout();
-    let destination = plan.output(&out, OutputKind::SelfplayGames)?;
-    // Games go to a plain PGN beside the output (resumable, with a state),
-    // or for a stream to a temporary file; they are compressed at the end.
-    let (games, files, temporary) = if destination == Destination::File {
-        let state = PathBuf::from(format!("{}.state.json", out.display()));
-        if state.exists() && !args.force {
-            bail!("{} holds an earlier selfplay run: continue it with `pgntune selfplay --resume {0}`, or pass --force to start afresh", state.display());
+impl SelfplayCommand {
+    /// How the library starts the run.
+    fn start(&self) -> Result<SelfplayStart> {
+        if let Some(path) = &self.resume {
+            return Ok(SelfplayStart::Resume(path.clone()));
         }
-        let games = PathBuf::from(format!("{}.games.pgn", out.display()));
-        plan.output(&games, OutputKind::MatchGames)?;
-        plan.output(&state, OutputKind::State)?;
-        let lock = StateLock::acquire(&state)?;
-        (games, RunFiles { state: Some(state), games_on_stdout: false, _lock: Some(lock) }, None)
-    } else {
-        let temp = tempfile::Builder::new().prefix(".pgntune-selfplay.").suffix(".pgn").tempfile().context("a temporary file for the games")?;
-        let registration = register(temp.path());
-        (temp.path().to_path_buf(), RunFiles { state: None, games_on_stdout: false, _lock: None }, Some((temp, registration)))
-    };
-    let config = MatchConfig { pgn_out: Some(games), selfplay_out: Some(out), ..config };
-    play_selfplay(MatchState::new(config), &run, files, temporary, true)
+        let out = self.out.clone().expect("clap requires --out without --resume");
+        let engine = EngineSpec::bundled("pgntune", &self.weights).context("--weights")?;
+        let config = MatchConfig {
+            vary_weights: Some(self.vary),
+            ..new_config(RunKind::Selfplay, vec![engine.clone(), engine], self.games.div_ceil(2), (&self.limits, Some(3000)), &self.rules, &self.openings)?
+        };
+        Ok(SelfplayStart::New(Box::new(SelfplayConfig { config, out, force: self.force })))
+    }
 }
 
-/// Plays (or continues) a self-play run, then writes its games to the
-/// output and removes the working files.
-fn play_selfplay(state: MatchState, run: &RunArgs, files: RunFiles, _temporary: Option<(tempfile::NamedTempFile, Registration)>, fresh: bool) -> Result<()> {
-    let out = state.config.selfplay_out.clone().expect("a selfplay state has its output");
-    let games = state.config.pgn_out.clone().expect("a selfplay state has its games file");
-    let threads = run.threads()?;
-    let bar = MatchBar::new(state.config.total_games(), run.quiet);
-    let result = run_match(state, files.state.as_deref(), fresh, threads, &bar);
-    bar.bar.finish_and_clear();
-    let (state, timing) = match (result, &files.state) {
-        (Ok(done), _) => done,
-        (Err(e), Some(path)) => {
-            return Err(anyhow::Error::new(e).context(format!("the games so far are kept: continue with `pgntune selfplay --resume {}`", path.display())));
-        }
-        (Err(e), None) => return Err(e.into()),
-    };
-    let text = std::fs::read(&games).with_context(|| games.display().to_string())?;
-    write_compressed(&out, &text)?;
-    let _ = std::fs::remove_file(&games);
-    if let Some(path) = &files.state {
-        let _ = std::fs::remove_file(path);
-    }
-    if !run.quiet {
+pub(super) fn run_selfplay_command(args: SelfplayCommand) -> Result<()> {
+    let start = args.start()?;
+    let threads = threads(args.concurrency, args.force)?;
+    let progress = Progress::new(0, args.quiet, args.report_every);
+    let outcome = run_selfplay(start, &Execution { threads, progress: &progress });
+    progress.finish();
+    let report = outcome.map_err(with_hint)?;
+    if !args.quiet {
+        let t = &report.timing;
         eprintln!(
             "{} games written to {} in {:.1} s ({:.0} games/min)",
-            state.committed,
-            out.display(),
-            timing.wall.as_secs_f64(),
-            timing.games as f64 / (timing.wall.as_secs_f64() / 60.0).max(1e-9)
+            report.games,
+            report.out.display(),
+            t.wall.as_secs_f64(),
+            t.games as f64 / (t.wall.as_secs_f64() / 60.0).max(1e-9)
         );
     }
     Ok(())
 }
 
-/// Writes `bytes` to `path`, zstd- or gzip-compressed by its extension.
-fn write_compressed(path: &Path, bytes: &[u8]) -> Result<()> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let data = match ext {
-        "zst" => zstd::encode_all(bytes, 19)?,
-        "gz" => {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            e.write_all(bytes)?;
-            e.finish()?
-        }
-        _ => bytes.to_vec(),
-    };
-    AtomicFile::write_all(path, &data)?;
-    Ok(())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_intervals_parse() {
+        assert_eq!("10".parse::<ReportEvery>(), Ok(ReportEvery { games: Some(10), time: None }));
+        assert_eq!("10,60s".parse::<ReportEvery>(), Ok(ReportEvery { games: Some(10), time: Some(Duration::from_secs(60)) }));
+        assert_eq!("5m".parse::<ReportEvery>(), Ok(ReportEvery { games: None, time: Some(Duration::from_secs(300)) }));
+        assert_eq!("0".parse::<ReportEvery>(), Ok(ReportEvery { games: None, time: None }));
+        assert!("ten".parse::<ReportEvery>().is_err() && "10h".parse::<ReportEvery>().is_err());
+    }
 }

@@ -1,8 +1,10 @@
 //! Command-line definitions (clap, derive API) and the commands behind them.
 //!
 //! Arguments are parsed into plain values here, validated into library
-//! configurations, and handed to the library. Errors come back typed and
-//! are printed once, as one line, with exit code 2.
+//! configurations, and handed to the library; its reports are printed
+//! here, as text or JSON. Errors come back typed and are printed once, as
+//! one line, with exit code 2. `completions` and `man` are generated from
+//! these definitions.
 
 /// `println!` for the commands' output: returns an error instead of
 /// panicking when stdout is closed early (`pgntune stats ... | head`);
@@ -23,6 +25,7 @@ macro_rules! out {
 }
 
 mod analyze;
+mod docs;
 mod engine;
 mod extract;
 mod fit;
@@ -37,7 +40,7 @@ mod values;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 pub use extract::{ExtractArgs, ReadArgs};
 
@@ -85,6 +88,18 @@ enum Command {
     Openings(play::OpeningsCommand),
     /// Elo, LOS and SPRT from win/draw/loss or game-pair counts.
     Stats(stats::StatsCommand),
+    /// Count the legal move tree of a position to a depth (perft), optionally per first move.
+    Perft(engine::PerftCommand),
+    /// Print a shell completion script (bash, zsh or fish) generated from these definitions.
+    Completions(docs::CompletionsCommand),
+    /// Print the man page (roff) generated from these definitions.
+    Man(docs::ManCommand),
+}
+
+/// The clap definition of the whole command line (for help, completions,
+/// the man page and their tests).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Parses the command line. Help and version are printed as clap formats
@@ -112,33 +127,38 @@ fn one_line(message: &str) -> String {
 }
 
 /// Runs the parsed command line and maps the outcome to an exit code:
-/// 0 on success, 2 on any error (bad input, unreadable or unwritable files).
+/// 0 on success, 2 on any error (bad input, unreadable or unwritable files),
+/// and for `verify` its verdict (0 H1, 1 H0, 3 undecided).
 pub fn run(cli: Cli) -> ExitCode {
     // An interrupted run leaves no temporary file behind (exit 130 or 143).
     if let Err(e) = crate::atomic::remove_on_signals() {
         let _ = writeln!(io::stderr(), "pgntune: warning: cannot catch SIGINT/SIGTERM ({e}): an interrupted run may leave temporary files");
     }
+    let success = |outcome: anyhow::Result<()>| outcome.map(|()| 0);
     let outcome = match cli.command {
-        Command::Extract(args) => extract::run(args),
-        Command::Fit(args) => fit::run_fit(args),
-        Command::Tune(args) => fit::run_tune(args),
-        Command::Features(args) => inspect::run_features(args),
-        Command::Evaluate(args) => inspect::run_evaluate(args),
-        Command::Label(args) => inspect::run_label(args),
-        Command::Weights(args) => inspect::run_weights(args),
-        Command::Uci(args) => engine::run_uci(args),
-        Command::Bench(args) => engine::run_bench_command(args),
-        Command::Eval(args) => engine::run_eval(args),
-        Command::Analyze(args) => analyze::run_analyze(args),
-        Command::Play(args) => play::run_play(args),
-        Command::Match(args) => matches::run_match_command(args),
+        Command::Extract(args) => success(extract::run(args)),
+        Command::Fit(args) => success(fit::run_fit(args)),
+        Command::Tune(args) => success(fit::run_tune(args)),
+        Command::Features(args) => success(inspect::run_features(args)),
+        Command::Evaluate(args) => success(inspect::run_evaluate(args)),
+        Command::Label(args) => success(inspect::run_label(args)),
+        Command::Weights(args) => success(inspect::run_weights(args)),
+        Command::Uci(args) => success(engine::run_uci(args)),
+        Command::Bench(args) => success(engine::run_bench_command(args)),
+        Command::Eval(args) => success(engine::run_eval(args)),
+        Command::Analyze(args) => success(analyze::run_analyze(args)),
+        Command::Play(args) => success(play::run_play(args)),
+        Command::Match(args) => success(matches::run_match_command(args)),
         Command::Verify(args) => matches::run_verify(args),
-        Command::Selfplay(args) => matches::run_selfplay(args),
-        Command::Openings(args) => play::run_openings(args),
-        Command::Stats(args) => stats::run_stats(args),
+        Command::Selfplay(args) => success(matches::run_selfplay_command(args)),
+        Command::Openings(args) => success(play::run_openings(args)),
+        Command::Stats(args) => success(stats::run_stats(args)),
+        Command::Perft(args) => success(engine::run_perft(args)),
+        Command::Completions(args) => success(docs::run_completions(args)),
+        Command::Man(args) => success(docs::run_man(args)),
     };
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let mut message = err.to_string();

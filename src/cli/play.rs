@@ -1,15 +1,17 @@
 //! `pgntune play` and `pgntune openings`, and the options every command
 //! that plays games shares (limits, rules, openings).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
 
 use super::values::{at_least, at_least_u32, at_least_usize, whole};
-use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
-use crate::play::openings::{BalanceCheck, DEFAULT_PGN_PLIES, MAX_RANDOM_PLIES, load, suite_from_games};
-use crate::play::{Adjudication, Clocks, DrawRule, DrawRules, EngineSpec, GameSetup, MoveLimits, Opening, OpeningPlan, PgnHeader, ResignRule, play_game, to_pgn};
+use crate::play::openings::{DEFAULT_PGN_PLIES, MAX_RANDOM_PLIES, SuiteConfig, build_suite, load};
+use crate::play::run::today;
+use crate::play::{Adjudication, DrawRule, DrawRules, EngineSpec, MoveLimits, Opening, OpeningPlan, PlayConfig, ResignRule, TimeControl, play_one};
 
 /// How long each move may take.
 #[derive(Debug, Clone, Args)]
@@ -25,53 +27,48 @@ pub struct LimitArgs {
     pub movetime: Option<u64>,
     /// Time control BASE+INC in seconds, e.g. 10+0.1.
     #[arg(long, value_name = "BASE+INC", allow_hyphen_values = true)]
-    pub tc: Option<String>,
+    pub tc: Option<TimeControl>,
     /// Milliseconds an engine may exceed its clock before its flag falls.
     #[arg(long, default_value_t = 0, value_name = "MS", allow_negative_numbers = true, value_parser = at_least(0))]
     pub timemargin: u64,
 }
 
 impl LimitArgs {
-    /// The limits, with `default_nodes` when none is given (or an error
-    /// without one), and the PGN `[TimeControl]` value.
-    pub fn limits(&self, default_nodes: Option<u64>) -> Result<(MoveLimits, String)> {
-        let mut limits = MoveLimits { nodes: self.nodes, depth: self.depth, movetime_ms: self.movetime, clocks: None };
-        let mut tag = "-".to_string();
-        if let Some(tc) = &self.tc {
-            let (base, inc) = tc.split_once('+').unwrap_or((tc, "0"));
-            let seconds = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
-            let (Some(base), Some(inc)) = (seconds(base), seconds(inc)) else { bail!("--tc '{tc}' is not BASE+INC in seconds, e.g. 10+0.1") };
-            if base <= 0.0 || inc < 0.0 {
-                bail!("--tc '{tc}': the base time must be positive and the increment not negative (seconds, e.g. 10+0.1)");
-            }
-            let (base_ms, inc_ms) = ((base * 1000.0).round() as u64, (inc * 1000.0).round() as u64);
-            if base_ms == 0 {
-                bail!("--tc '{tc}': the base time must be at least a millisecond");
-            }
-            limits.clocks = Some(Clocks { white_ms: base_ms, black_ms: base_ms, increment_ms: inc_ms });
-            tag = format!("{}+{}", trim_float(base), trim_float(inc));
+    /// The limits, with `default_nodes` when none is given; `None` when
+    /// none is given and there is no default (the engines may bring their own).
+    pub fn limits(&self, default_nodes: Option<u64>) -> MoveLimits {
+        let mut limits = MoveLimits { nodes: self.nodes, depth: self.depth, movetime_ms: self.movetime, tc: self.tc };
+        if limits.is_empty() {
+            limits.nodes = default_nodes;
         }
-        if limits.nodes.is_none() && limits.depth.is_none() && limits.movetime_ms.is_none() && limits.clocks.is_none() {
-            match default_nodes {
-                Some(n) => limits.nodes = Some(n),
-                None => bail!("give a limit per move: --nodes, --depth, --movetime or --tc"),
-            }
-        }
-        Ok((limits, tag))
+        limits
     }
 }
 
-fn trim_float(v: f64) -> String {
-    let s = format!("{v}");
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+/// `--draw-rules` (the library's [`DrawRules`], named for the command line).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DrawRulesArg {
+    /// Threefold repetition and the 50-move rule end a game at once.
+    Claim,
+    /// Only fivefold repetition and the 75-move rule do.
+    Automatic,
+}
+
+impl From<DrawRulesArg> for DrawRules {
+    fn from(arg: DrawRulesArg) -> DrawRules {
+        match arg {
+            DrawRulesArg::Claim => DrawRules::Claim,
+            DrawRulesArg::Automatic => DrawRules::Automatic,
+        }
+    }
 }
 
 /// Game rules and adjudication.
 #[derive(Debug, Clone, Args)]
 pub struct RuleArgs {
     /// claim: threefold repetition and the 50-move rule end a game at once; automatic: only fivefold and 75 moves do.
-    #[arg(long, value_enum, default_value_t = DrawRules::Claim)]
-    pub draw_rules: DrawRules,
+    #[arg(long, value_enum, default_value_t = DrawRulesArg::Claim)]
+    pub draw_rules: DrawRulesArg,
     /// Resign adjudication, e.g. 'movecount=3 score=600': a side whose engine scores its own position at -600 or worse for 3 moves loses; add twosided=true to require the opponent's +600 as well.
     #[arg(long, value_name = "SETTINGS")]
     pub resign: Option<ResignRule>,
@@ -116,7 +113,11 @@ impl OpeningArgs {
         Ok(match &self.openings {
             Some(path) => {
                 let plies = self.opening_plies.map_or(DEFAULT_PGN_PLIES, |p| p as usize);
-                OpeningPlan::Suite { source: path.display().to_string(), openings: load(path, plies)?, shuffled: self.random_order }
+                let openings = load(path, plies).map_err(|e| match e {
+                    crate::play::openings::OpeningError::Finished { .. } => anyhow::Error::new(e).context("--openings (use fewer --opening-plies)"),
+                    e => anyhow::Error::new(e),
+                })?;
+                OpeningPlan::Suite { source: path.display().to_string(), openings, shuffled: self.random_order }
             }
             None => {
                 let plies = self.opening_plies.unwrap_or(8);
@@ -127,21 +128,6 @@ impl OpeningArgs {
             }
         })
     }
-}
-
-/// Days since the epoch to a civil date (Howard Hinnant's algorithm), for `[Date]`.
-pub(super) fn today() -> String {
-    let days = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) / 86_400) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
 }
 
 /// Arguments of `pgntune play`.
@@ -165,25 +151,35 @@ pub struct PlayCommand {
     pub rules: RuleArgs,
 }
 
+impl PlayCommand {
+    /// The library's configuration.
+    fn config(&self) -> Result<PlayConfig> {
+        let white = EngineSpec::bundled_named_by_weights(&self.white).context("--white")?;
+        let black = EngineSpec::bundled_named_by_weights(&self.black).context("--black")?;
+        let fen = self.fen.as_ref().map(|f| f.trim().parse::<Fen>().with_context(|| format!("--fen '{f}' is not a FEN"))).transpose()?;
+        let moves = self
+            .moves
+            .split_whitespace()
+            .map(|m| m.parse::<UciMove>().with_context(|| format!("--moves: '{m}' is not a move in UCI notation")))
+            .collect::<Result<Vec<_>>>()?;
+        let opening = Opening::new(fen, moves).context("opening")?;
+        Ok(PlayConfig {
+            white,
+            black,
+            opening,
+            limits: self.limits.limits(Some(20_000)),
+            adjudication: self.rules.adjudication(),
+            draw_rules: self.rules.draw_rules.into(),
+            time_margin_ms: self.limits.timemargin,
+            event: "pgntune play".into(),
+            date: today(),
+        })
+    }
+}
+
 pub(super) fn run_play(args: PlayCommand) -> Result<()> {
-    let white = EngineSpec::bundled("white", &args.white).map_err(anyhow::Error::msg).context("--white")?;
-    let black = EngineSpec::bundled("black", &args.black).map_err(anyhow::Error::msg).context("--black")?;
-    let name = |spec: &EngineSpec| match &spec.kind {
-        crate::play::player::EngineKind::Bundled { weights, .. } => weights.name.clone(),
-        _ => spec.name.clone(),
-    };
-    let (white, black) = (EngineSpec { name: name(&white), ..white.clone() }, EngineSpec { name: name(&black), ..black.clone() });
-    let opening = Opening { fen: args.fen.clone(), moves: args.moves.split_whitespace().map(String::from).collect() };
-    opening.start().map_err(anyhow::Error::msg).context("opening")?;
-    let (limits, time_control) = args.limits.limits(Some(20_000))?;
-    let mut w = white.start()?;
-    let mut b = black.start()?;
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let adjudication = args.rules.adjudication();
-    let setup = GameSetup { opening: &opening, limits: &limits, adjudication: &adjudication, draw_rules: args.rules.draw_rules, time_margin_ms: args.limits.timemargin, cancel: &cancel, adjourned: None };
-    let game = play_game(w.as_mut(), b.as_mut(), &setup, &mut |_| {}).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let header = PgnHeader { event: "pgntune play".into(), date: today(), round: "1".into(), time_control };
-    out!("{}", to_pgn(&game, &header))?;
+    let (_, pgn) = play_one(&args.config()?, &mut |w| eprintln!("warning: {w}"))?;
+    out!("{pgn}")?;
     Ok(())
 }
 
@@ -214,23 +210,37 @@ pub struct OpeningsCommand {
     pub quiet: bool,
 }
 
+impl OpeningsCommand {
+    /// The library's configuration.
+    fn config(&self) -> SuiteConfig {
+        SuiteConfig {
+            inputs: self.inputs.clone(),
+            plies: self.plies,
+            balance: (self.balanced > 0).then_some((self.balanced, self.nodes)),
+            out: self.out.clone(),
+            force: self.force,
+        }
+    }
+}
+
 pub(super) fn run_openings(args: OpeningsCommand) -> Result<()> {
-    let mut plan = OutputPlan::new(args.force).allow_stdout();
-    for input in &args.inputs {
-        plan.input(input);
-    }
-    plan.output(&args.out, OutputKind::Openings)?;
-    let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
-    let mut check = (args.balanced > 0).then(|| BalanceCheck::new(args.balanced, args.nodes));
-    let lines = suite_from_games(&inputs, args.plies, check.as_mut())?;
-    if lines.is_empty() {
-        bail!("no game had {} plies to give an opening", args.plies);
-    }
-    let mut text = lines.join("\n");
-    text.push('\n');
-    AtomicFile::write_all(&args.out, text.as_bytes())?;
+    let report = build_suite(&args.config())?;
     if !args.quiet {
-        eprintln!("{} distinct openings after {} plies written to {}", lines.len(), args.plies, args.out.display());
+        eprintln!("{} distinct openings after {} plies written to {}", report.openings, args.plies, args.out.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_fall_back_to_the_commands_default() {
+        let args = LimitArgs { nodes: None, depth: None, movetime: None, tc: None, timemargin: 0 };
+        assert_eq!(args.limits(Some(10_000)), MoveLimits::nodes(10_000));
+        assert!(args.limits(None).is_empty());
+        let args = LimitArgs { tc: Some("1+0.01".parse().unwrap()), ..args };
+        assert_eq!(args.limits(Some(10_000)).nodes, None);
+    }
 }

@@ -66,12 +66,12 @@ pub struct TunerArgs {
     #[arg(long)]
     pub no_stderr: bool,
 
-    /// Also write the tuned terms as source code an engine can paste: rust, c or json.
+    /// Also write the tuned terms as source code an engine can paste: rust, c or json (named --emit-code because --emit chooses positions).
     #[arg(long, value_name = "LANG", requires = "emit_out")]
-    pub emit: Option<crate::tables::Language>,
+    pub emit_code: Option<crate::tables::Language>,
 
-    /// Where --emit writes.
-    #[arg(long, value_name = "FILE", requires = "emit")]
+    /// Where --emit-code writes.
+    #[arg(long, value_name = "FILE", requires = "emit_code")]
     pub emit_out: Option<PathBuf>,
 
     /// Draw the tuned piece-square tables as heat maps (PNG and SVG) into this folder.
@@ -121,7 +121,7 @@ impl TunerArgs {
 
     /// True when an option only the whole-evaluation tuner has was given.
     pub fn asks_for_tuner(&self) -> bool {
-        self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.emit.is_some() || self.plot.is_some()
+        self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.emit_code.is_some() || self.plot.is_some()
     }
 
     /// The tuner's configuration for `layout`.
@@ -258,7 +258,7 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
     if let Some(path) = outputs.trace {
         AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
     }
-    if let (Some(language), Some(path)) = (args.emit, &args.emit_out) {
+    if let (Some(language), Some(path)) = (args.emit_code, &args.emit_out) {
         AtomicFile::write_all(path, crate::tables::emit(&weights, language)?.as_bytes())?;
     }
     if let Some(dir) = &args.plot {

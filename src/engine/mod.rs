@@ -63,7 +63,8 @@ use search::{Reductions, Searcher};
 use tt::TranspositionTable;
 
 /// A search score from the side to move's point of view.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Score {
     /// Centipawns.
     Cp(i32),

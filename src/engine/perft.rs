@@ -1,10 +1,67 @@
 //! Perft: counting the leaves of the legal move tree, through the same
-//! move generation and make-move path ([`HashedPosition`]) as the search.
-//! Known counts catch any error in that path, hashing included.
+//! move generation (shakmaty's) and make-move path ([`HashedPosition`]) as
+//! the search. Known counts catch any error in that path, hashing
+//! included. `pgntune perft` and the UCI `go perft N` call [`run`].
 
-use shakmaty::Move;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Move, Position};
 
 use super::position::HashedPosition;
+
+/// A perft to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftConfig {
+    /// The root position.
+    pub position: Chess,
+    /// Plies to count.
+    pub depth: u32,
+    /// Also count per first move.
+    pub divide: bool,
+}
+
+/// A perft's counts. `Display` writes them as engines do: with `divide`,
+/// `move: count` per first move, then `Nodes searched: N`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftReport {
+    /// The depth counted.
+    pub depth: u32,
+    /// Per first move (UCI notation), in generation order, with `divide`.
+    pub divide: Vec<(String, u64)>,
+    /// Leaves of the tree.
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+}
+
+/// Counts the tree of `config`.
+pub fn run(config: &PerftConfig) -> PerftReport {
+    let started = Instant::now();
+    let mode = config.position.castles().mode();
+    let root = HashedPosition::new(config.position.clone());
+    let (divide, nodes) = if config.divide {
+        let split: Vec<(String, u64)> = divide(&root, config.depth).into_iter().map(|(m, n)| (UciMove::from_move(m, mode).to_string(), n)).collect();
+        let nodes = if config.depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
+        (split, nodes)
+    } else {
+        (Vec::new(), perft(&root, config.depth))
+    };
+    PerftReport { depth: config.depth, divide, nodes, time: started.elapsed() }
+}
+
+impl fmt::Display for PerftReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (m, n) in &self.divide {
+            writeln!(f, "{m}: {n}")?;
+        }
+        if !self.divide.is_empty() {
+            writeln!(f)?;
+        }
+        writeln!(f, "Nodes searched: {}", self.nodes)
+    }
+}
 
 /// The number of legal move sequences of length `depth` from `pos`.
 pub fn perft(pos: &HashedPosition, depth: u32) -> u64 {
@@ -67,6 +124,21 @@ mod tests {
     #[test]
     fn middlegame_with_checks() {
         check("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 4, 2_103_487);
+    }
+
+    #[test]
+    fn position_6() {
+        check("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 4, 3_894_594);
+    }
+
+    #[test]
+    fn the_report_divides_like_engines_do() {
+        let report = run(&PerftConfig { position: Chess::default(), depth: 2, divide: true });
+        assert_eq!((report.nodes, report.divide.len()), (400, 20));
+        assert_eq!(report.divide[0].1, 20);
+        let text = report.to_string();
+        assert!(text.ends_with("\nNodes searched: 400\n") && text.lines().filter(|l| l.ends_with(": 20")).count() == 20, "{text}");
+        assert_eq!(run(&PerftConfig { position: Chess::default(), depth: 0, divide: true }).nodes, 1);
     }
 
     #[test]

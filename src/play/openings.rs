@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use rand::{Rng, SeedableRng};
@@ -14,7 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, PositionError};
 
 use crate::engine::{Engine, Evaluator, Limits, Score};
 use crate::pgn::input::{ByteCounters, InputSource, open};
@@ -27,25 +27,54 @@ use crate::weights::Weights;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Opening {
     /// The starting position; `None` for the standard one.
-    pub fen: Option<String>,
-    /// Moves from it, in UCI notation.
-    pub moves: Vec<String>,
+    pub fen: Option<Fen>,
+    /// Moves from it.
+    pub moves: Vec<UciMove>,
+}
+
+/// Why an opening cannot be played.
+#[derive(Debug, thiserror::Error)]
+pub enum BadOpening {
+    /// The FEN is not a legal position.
+    #[error("'{fen}': {source}")]
+    Position {
+        /// The FEN.
+        fen: String,
+        /// Why (boxed: it holds the position).
+        #[source]
+        source: Box<PositionError<Chess>>,
+    },
+    /// A move is not legal where it is played.
+    #[error("move {ply} '{text}' is not legal")]
+    IllegalMove {
+        /// Its place, from 1.
+        ply: usize,
+        /// The move.
+        text: String,
+    },
+    /// The game is over after it.
+    #[error("the game is over after it ({0})")]
+    Over(&'static str),
 }
 
 impl Opening {
+    /// An opening of `moves` from `fen` (or the standard start), checked.
+    pub fn new(fen: Option<Fen>, moves: Vec<UciMove>) -> Result<Opening, BadOpening> {
+        let opening = Opening { fen, moves };
+        opening.start()?;
+        Ok(opening)
+    }
+
     /// The starting position and the opening's moves, checked for legality.
-    pub fn start(&self) -> Result<(Chess, Vec<Move>), String> {
+    pub fn start(&self) -> Result<(Chess, Vec<Move>), BadOpening> {
         let mut pos: Chess = match &self.fen {
-            Some(fen) => {
-                let parsed: Fen = fen.parse().map_err(|e| format!("'{fen}': {e}"))?;
-                crate::pgn::replay::position_from_fen(parsed).map_err(|e| format!("'{fen}': {e}"))?
-            }
+            Some(fen) => position_from_fen(fen.clone()).map_err(|source| BadOpening::Position { fen: fen.to_string(), source: Box::new(source) })?,
             None => Chess::default(),
         };
         let start = pos.clone();
         let mut moves = Vec::with_capacity(self.moves.len());
-        for text in &self.moves {
-            let m = UciMove::from_ascii(text.as_bytes()).ok().and_then(|u| u.to_move(&pos).ok()).ok_or_else(|| format!("'{text}' is not a legal move"))?;
+        for (i, uci) in self.moves.iter().enumerate() {
+            let m = uci.to_move(&pos).map_err(|_| BadOpening::IllegalMove { ply: i + 1, text: uci.to_string() })?;
             pos.play_unchecked(m);
             moves.push(m);
         }
@@ -53,7 +82,7 @@ impl Opening {
     }
 
     /// The position after the opening's moves.
-    pub fn position(&self) -> Result<Chess, String> {
+    pub fn position(&self) -> Result<Chess, BadOpening> {
         let (mut pos, moves) = self.start()?;
         for m in moves {
             pos.play_unchecked(m);
@@ -64,10 +93,9 @@ impl Opening {
     /// Checks that the opening can be played: legal, and the game not
     /// already over after it (checkmate, stalemate, dead position), which
     /// would score a game without a single engine move.
-    pub fn check_playable(&self) -> Result<(), String> {
-        let pos = self.position()?;
-        match game_over(&pos) {
-            Some(why) => Err(format!("the game is over after it ({why})")),
+    pub fn check_playable(&self) -> Result<(), BadOpening> {
+        match game_over(&self.position()?) {
+            Some(why) => Err(BadOpening::Over(why)),
             None => Ok(()),
         }
     }
@@ -94,12 +122,13 @@ pub const DEFAULT_PGN_PLIES: usize = 16;
 #[derive(Debug, thiserror::Error)]
 pub enum OpeningError {
     /// The file could not be read.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Read {
         /// The file.
         path: String,
         /// What went wrong.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
     /// A line or game is not a usable opening.
     #[error("{path}: {what}: {message}")]
@@ -110,6 +139,28 @@ pub enum OpeningError {
         what: String,
         /// Why.
         message: String,
+    },
+    /// An opening of a PGN suite ends in a finished game.
+    #[error("{path}: game {game}: {source}; take fewer plies of each game")]
+    Finished {
+        /// The file.
+        path: String,
+        /// The game, from 1.
+        game: usize,
+        /// What is over.
+        #[source]
+        source: BadOpening,
+    },
+    /// A line of an EPD suite is not a legal position.
+    #[error("{path}: line {line}: {source}")]
+    Position {
+        /// The file.
+        path: String,
+        /// The line, from 1.
+        line: usize,
+        /// Why (an unreadable FEN or an illegal position).
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// No openings at all.
     #[error("{0}: no openings found")]
@@ -131,10 +182,10 @@ pub fn load(path: &Path, plies: usize) -> Result<Vec<Opening>, OpeningError> {
         return Err(OpeningError::Empty(name));
     }
     for (i, opening) in openings.iter().enumerate() {
-        if let Err(message) = opening.check_playable() {
-            let what = if is_epd { format!("position {}", i + 1) } else { format!("game {}", i + 1) };
-            let hint = if is_epd { "" } else { "; use fewer --opening-plies" };
-            return Err(OpeningError::Bad { path: name, what, message: format!("{message}{hint}") });
+        match opening.check_playable() {
+            Ok(()) => {}
+            Err(source) if !is_epd => return Err(OpeningError::Finished { path: name, game: i + 1, source }),
+            Err(e) => return Err(OpeningError::Bad { path: name, what: format!("position {}", i + 1), message: e.to_string() }),
         }
     }
     Ok(openings)
@@ -160,20 +211,22 @@ fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
     open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())?
         .reader
         .read_to_string(&mut text)
-        .map_err(|e| OpeningError::Read { path: name.clone(), message: e.to_string() })?;
+        .map_err(|source| OpeningError::Read { path: name.clone(), source })?;
     let mut openings = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |message: String| OpeningError::Bad { path: name.clone(), what: format!("line {}", n + 1), message };
         // EPD: four FEN fields, then optional operations; a full FEN is
         // accepted too. Chess960 castling (Shredder-FEN, X-FEN) is read as
         // `play --fen` reads it.
-        let fen: Fen = epd_to_fen(line).parse().map_err(|e| bad(format!("{e}")))?;
-        let pos = position_from_fen(fen).map_err(|e| bad(e.to_string()))?;
-        openings.push(Opening { fen: Some(Fen::from_position(&pos, EnPassantMode::Legal).to_string()), moves: vec![] });
+        let position = epd_to_fen(line)
+            .parse::<Fen>()
+            .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+            .and_then(|fen| position_from_fen(fen).map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>));
+        let pos = position.map_err(|source| OpeningError::Position { path: name.clone(), line: n + 1, source })?;
+        openings.push(Opening { fen: Some(Fen::from_position(&pos, EnPassantMode::Legal)), moves: vec![] });
     }
     Ok(openings)
 }
@@ -193,7 +246,7 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
         match reader.read_game(&mut visitor) {
             Ok(Some(games)) => games.into_iter().for_each(|g| joiner.push(g, &mut records)),
             Ok(None) => break,
-            Err(e) => return Err(OpeningError::Read { path: name, message: e.to_string() }),
+            Err(source) => return Err(OpeningError::Read { path: name, source }),
         }
     }
     joiner.finish(&mut records);
@@ -210,12 +263,12 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
                 return Err(bad(format!("unreadable PGN: {message}")));
             }
             let mut pos = start_position(&record).map_err(|e| bad(e.to_string()))?;
-            let fen = record.fen.as_ref().map(|_| Fen::from_position(&pos, EnPassantMode::Legal).to_string());
+            let fen = record.fen.as_ref().map(|_| Fen::from_position(&pos, EnPassantMode::Legal));
             let mode = pos.castles().mode();
             let mut moves = Vec::new();
             for (ply, san) in record.moves.iter().take(plies.unwrap_or(usize::MAX)).enumerate() {
                 let m = resolve(&pos, san.san).map_err(|e| bad(format!("ply {}: {e} '{}'", ply + 1, san)))?;
-                moves.push(UciMove::from_move(m, mode).to_string());
+                moves.push(UciMove::from_move(m, mode));
                 pos.play_unchecked(m);
             }
             Ok((fen, moves))
@@ -282,7 +335,7 @@ pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut 
                 break;
             }
             let m = legal[rng.random_range(0..legal.len())];
-            moves.push(UciMove::from_move(m, CastlingMode::Standard).to_string());
+            moves.push(UciMove::from_move(m, CastlingMode::Standard));
             pos.play_unchecked(m);
         }
         if game_over(&pos).is_some() || moves.len() < plies as usize {
@@ -330,6 +383,65 @@ pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut B
     Ok(epd)
 }
 
+/// `pgntune openings`: an EPD suite from game collections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuiteConfig {
+    /// PGN files to take openings from.
+    pub inputs: Vec<PathBuf>,
+    /// The position after this many plies of each game.
+    pub plies: usize,
+    /// Keep only positions the engine scores within ±`max_cp` after
+    /// `nodes` nodes: `(max_cp, nodes)`.
+    pub balance: Option<(i32, u64)>,
+    /// The EPD file (`-`: standard output).
+    pub out: PathBuf,
+    /// Replace an `out` that is not an opening suite.
+    pub force: bool,
+}
+
+/// What `pgntune openings` wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuiteReport {
+    /// Distinct openings written.
+    pub openings: usize,
+}
+
+/// Why a suite was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The inputs could not be read.
+    #[error(transparent)]
+    Openings(#[from] OpeningError),
+    /// The output would destroy a file or cannot be made.
+    #[error(transparent)]
+    Plan(#[from] crate::atomic::PlanError),
+    /// The output could not be written.
+    #[error(transparent)]
+    Output(#[from] crate::atomic::OutputError),
+    /// No game was long enough.
+    #[error("no game had {0} plies to give an opening")]
+    Empty(usize),
+}
+
+/// Builds the suite and writes it (atomically).
+pub fn build_suite(config: &SuiteConfig) -> Result<SuiteReport, SuiteError> {
+    let mut plan = crate::atomic::OutputPlan::new(config.force).allow_stdout();
+    for input in &config.inputs {
+        plan.input(input);
+    }
+    plan.output(&config.out, crate::atomic::OutputKind::Openings)?;
+    let inputs: Vec<&Path> = config.inputs.iter().map(PathBuf::as_path).collect();
+    let mut check = config.balance.map(|(cp, nodes)| BalanceCheck::new(cp, nodes));
+    let lines = suite_from_games(&inputs, config.plies, check.as_mut())?;
+    if lines.is_empty() {
+        return Err(SuiteError::Empty(config.plies));
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    crate::atomic::AtomicFile::write_all(&config.out, text.as_bytes())?;
+    Ok(SuiteReport { openings: lines.len() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,9 +474,15 @@ mod tests {
         let pgn = dir.path().join("o.pgn");
         std::fs::write(&pgn, "[Result \"*\"]\n\n1. e4 c5 2. Nf3 *\n\n[Result \"*\"]\n\n1. d4 d5 *\n").unwrap();
         let suite = load(&pgn, DEFAULT_PGN_PLIES).unwrap();
-        assert_eq!(suite[0].moves, ["e2e4", "c7c5", "g1f3"]);
+        assert_eq!(suite[0].moves.iter().map(UciMove::to_string).collect::<Vec<_>>(), ["e2e4", "c7c5", "g1f3"]);
         let lines = suite_from_games(&[pgn.as_path()], 2, None).unwrap();
         assert_eq!(lines, ["rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -", "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -"]);
+        let out = dir.path().join("suite.epd");
+        let report = build_suite(&SuiteConfig { inputs: vec![pgn.clone()], plies: 2, balance: None, out: out.clone(), force: false }).unwrap();
+        assert_eq!(report.openings, 2);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), format!("{}\n", lines.join("\n")));
+        let none = build_suite(&SuiteConfig { inputs: vec![pgn], plies: 9, balance: None, out, force: false });
+        assert!(matches!(none, Err(SuiteError::Empty(9))));
         std::fs::write(&epd, "not a fen\n").unwrap();
         assert!(load(&epd, DEFAULT_PGN_PLIES).unwrap_err().to_string().contains("line 1"));
     }

@@ -11,7 +11,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::dataset::GameResult;
 
 /// How repetitions and long quiet stretches end a game.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DrawRules {
     /// Threefold repetition and the 50-move rule, claimed at once (9.2, 9.3).

@@ -22,13 +22,14 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::game::InProgress;
-use super::tournament::MatchConfig;
+use super::tournament::{MatchConfig, StopReason};
 use crate::atomic::{AtomicFile, OutputError};
 use crate::stats::{GameOutcome, Penta, Wdl};
 
 /// The version of the state format (3: paths relative to the state, and
-/// the PGN's hash).
-pub const STATE_FORMAT: u32 = 3;
+/// the PGN's hash; 4: typed engines with limits of their own, the SPRT
+/// checked on reading, clocks per side, why the match stopped as a value).
+pub const STATE_FORMAT: u32 = 4;
 
 /// A game that finished but is not yet committed (games before it are still being played).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,19 +73,20 @@ pub struct MatchState {
     /// Games played beyond the end of the match (cut off by the SPRT) are not counted.
     pub cutoff: u64,
     /// Why the match stopped, once it has.
-    pub stopped: Option<String>,
+    pub stopped: Option<StopReason>,
 }
 
 /// Why a state could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     /// Reading or writing failed.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Io {
         /// The file.
         path: String,
         /// What went wrong.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
     /// The file is not a state this build understands.
     #[error("{path}: not a pgntune match state: {message}")]
@@ -94,6 +96,15 @@ pub enum StateError {
         /// Why.
         message: String,
     },
+    /// The file is JSON, but not a state of this build's format.
+    #[error("{path}: not a pgntune match state: {source}")]
+    Json {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
     /// The state does not agree with itself or with its PGN file.
     #[error("{path}: {message}")]
     Inconsistent {
@@ -101,6 +112,15 @@ pub enum StateError {
         path: String,
         /// What disagrees.
         message: String,
+    },
+    /// The configuration it holds cannot be played.
+    #[error("{path}: {source}")]
+    Config {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: super::config::ConfigError,
     },
     /// Writing the state failed.
     #[error(transparent)]
@@ -173,20 +193,21 @@ impl MatchState {
     /// its PGN file: [`PgnOutput::open`] does that).
     pub fn load(path: &Path) -> Result<MatchState, StateError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| StateError::Io { path: name.clone(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|source| StateError::Io { path: name.clone(), source })?;
         // The format first, so that an older state gets a clear answer.
         let format = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("format").and_then(serde_json::Value::as_u64));
         if let Some(format) = format.filter(|&f| f != u64::from(STATE_FORMAT)) {
             return Err(StateError::Invalid { path: name, message: format!("format {format} (this build reads {STATE_FORMAT})") });
         }
-        let mut state: MatchState = serde_json::from_str(&text).map_err(|e| StateError::Invalid { path: name.clone(), message: e.to_string() })?;
+        let mut state: MatchState = serde_json::from_str(&text).map_err(|source| StateError::Json { path: name.clone(), source })?;
         let dir = path.parent().unwrap_or(Path::new(""));
         for file in [&mut state.config.pgn_out, &mut state.config.selfplay_out].into_iter().flatten() {
             if file.is_relative() {
                 *file = dir.join(&*file);
             }
         }
-        state.check().map_err(|message| StateError::Inconsistent { path: name, message })?;
+        state.config.check().map_err(|source| StateError::Config { path: name.clone(), source })?;
+        state.check_counts().map_err(|message| StateError::Inconsistent { path: name, message })?;
         Ok(state)
     }
 
@@ -197,7 +218,7 @@ impl MatchState {
         for file in [&mut on_disk.config.pgn_out, &mut on_disk.config.selfplay_out].into_iter().flatten() {
             *file = relative_to(file, &dir);
         }
-        let text = serde_json::to_string(&on_disk).map_err(|e| StateError::Invalid { path: path.display().to_string(), message: e.to_string() })?;
+        let text = serde_json::to_string(&on_disk).map_err(|source| StateError::Json { path: path.display().to_string(), source })?;
         AtomicFile::write_all(path, text.as_bytes())?;
         Ok(())
     }
@@ -216,12 +237,11 @@ impl MatchState {
         self.committed += 1;
     }
 
-    /// Checks that the state agrees with itself: totals that add up to the
-    /// committed games, pairs that agree with single games, games in
-    /// range, a usable configuration. An edited or corrupted state is
-    /// refused rather than continued with wrong numbers.
-    pub fn check(&self) -> Result<(), String> {
-        self.config.check()?;
+    /// Checks that the state's counts agree with themselves and with its
+    /// (already checked) configuration: totals that add up to the committed
+    /// games, pairs that agree with single games, games in range. An edited
+    /// or corrupted state is refused rather than continued with wrong numbers.
+    pub fn check_counts(&self) -> Result<(), String> {
         let opponents = self.config.engines.len() - 1;
         if self.totals.len() != opponents {
             return Err(format!("{} totals for {opponents} opponents", self.totals.len()));
@@ -302,7 +322,7 @@ impl PgnOutput {
     /// unfinished writing, and cuts it back to them.
     pub fn open(path: &Path, state: &MatchState, fresh: bool) -> Result<PgnOutput, StateError> {
         let shown = path.display().to_string();
-        let io = |e: std::io::Error| StateError::Io { path: shown.clone(), message: e.to_string() };
+        let io = |source: std::io::Error| StateError::Io { path: shown.clone(), source };
         let resolved = crate::atomic::resolve_links(path).map_err(io)?;
         let streamed = crate::atomic::is_stdout(path) || std::fs::metadata(&resolved).is_ok_and(|m| !m.is_file() && !m.is_dir());
         if streamed {
@@ -344,7 +364,7 @@ impl PgnOutput {
             return Err(inconsistent(format!("holds {games} games, but the match state has {} committed", state.committed)));
         }
         // Only a game this match was writing when it stopped may be cut.
-        let own = format!("[Event \"{}\"]", super::game::escape(&state.config.event));
+        let own = format!("[Event \"{}\"]", super::record::escape(&state.config.event));
         if !rest.is_empty() && !rest.starts_with(own.as_bytes()) {
             return Err(inconsistent(format!("{} bytes follow the committed games that this match did not write; refusing to cut them", rest.len())));
         }
@@ -358,7 +378,7 @@ impl PgnOutput {
         self.file
             .write_all(pgn.as_bytes())
             .and_then(|()| self.file.flush())
-            .map_err(|e| StateError::Io { path: self.path.display().to_string(), message: e.to_string() })?;
+            .map_err(|source| StateError::Io { path: self.path.display().to_string(), source })?;
         Ok(pgn.len() as u64)
     }
 }

@@ -8,243 +8,72 @@
 //! statistics, the SPRT's stopping point and the PGN file do not depend on
 //! the number of threads.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
-use shakmaty::Color;
+use shakmaty::{ByColor, Color};
 
-use super::adjudication::Adjudication;
-use super::game::{GameAborted, GameSetup, InProgress, PgnHeader, PlayedGame, play_game, to_pgn};
-use super::openings::{BalanceCheck, Opening, random_opening};
-use super::player::{EngineSpec, MoveLimits, Player, PlayerError};
-use super::rules::{DrawRules, Termination};
+pub use super::config::{ConfigError, MAX_GAMES, MatchConfig, OpeningPlan, StopReason, varied_weights};
+use super::game::{GameAborted, GameSetup, InProgress, PlayedGame, play_game};
+use super::openings::{BadOpening, Opening};
+use super::player::{Player, PlayerError};
+use super::record::to_pgn;
+use super::rules::Termination;
+use super::spec::EngineSpec;
 use super::state::{FinishedGame, MatchState, PgnOutput, StateError, fnv1a};
 use crate::dataset::GameResult;
-use crate::stats::{GameOutcome, SprtConfig, SprtDecision};
-
-/// The most games a match may have (far more than any run plays; it keeps
-/// game numbers and pair counts away from overflow).
-pub const MAX_GAMES: u64 = 1 << 40;
-
-/// Where the games start.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OpeningPlan {
-    /// Openings from a file, kept in the state so a resumed match uses the same ones.
-    Suite {
-        /// Where they came from.
-        source: String,
-        /// The openings.
-        openings: Vec<Opening>,
-        /// Shuffled by the match seed (else in file order).
-        shuffled: bool,
-    },
-    /// `plies` random legal moves, re-drawn until balanced within ±`balance_cp`.
-    Random {
-        /// Plies of random moves.
-        plies: u32,
-        /// Largest |score| accepted (no check when `None`).
-        balance_cp: Option<i32>,
-    },
-}
-
-/// Everything that decides a match's games.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MatchConfig {
-    /// `[Event]` of the games.
-    pub event: String,
-    /// `[Date]` of the games (fixed when the match starts).
-    pub date: String,
-    /// The first engine plays each of the others.
-    pub engines: Vec<EngineSpec>,
-    /// Game pairs against each opponent.
-    pub pairs: u64,
-    /// Limits per move.
-    pub limits: MoveLimits,
-    /// The openings.
-    pub openings: OpeningPlan,
-    /// Seed for shuffled or random openings.
-    pub seed: u64,
-    /// Adjudication.
-    pub adjudication: Adjudication,
-    /// Claimed or automatic draws.
-    pub draw_rules: DrawRules,
-    /// Milliseconds an engine may exceed its clock.
-    pub time_margin_ms: u64,
-    /// The SPRT (text as `SprtConfig` parses it), for a match of two engines.
-    pub sprt: Option<String>,
-    /// Where the games are written.
-    pub pgn_out: Option<PathBuf>,
-    /// `[TimeControl]` of the games.
-    pub time_control: String,
-    /// Self-play: every pair, each bundled engine plays with its material
-    /// values scaled by a random factor within 1 ± this (pawn kept at 100).
-    #[serde(default)]
-    pub vary_weights: Option<f64>,
-    /// Self-play: the file the games go to (compressed by its extension)
-    /// once all are played; `pgn_out` then holds the games so far.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selfplay_out: Option<PathBuf>,
-}
-
-impl MatchConfig {
-    /// Number of opponents of the first engine.
-    pub fn opponents(&self) -> u64 {
-        self.engines.len().saturating_sub(1) as u64
-    }
-
-    /// Games in the whole match (if the SPRT does not stop it).
-    pub fn total_games(&self) -> u64 {
-        self.pairs.saturating_mul(2).saturating_mul(self.opponents())
-    }
-
-    /// Checks that the configuration can be played: at least two engines
-    /// with distinct names, each usable; game pairs; limits; openings; the
-    /// SPRT. New matches are checked like loaded states, so an edited state
-    /// is refused with the same messages.
-    pub fn check(&self) -> Result<(), String> {
-        if self.engines.len() < 2 {
-            return Err(format!("{} engine(s): a match needs at least two", self.engines.len()));
-        }
-        let mut names = std::collections::HashSet::new();
-        for engine in &self.engines {
-            // Self-play engines are one engine under per-pair names.
-            if self.vary_weights.is_none() && !names.insert(engine.name.as_str()) {
-                return Err(format!("two engines are named '{}': give each engine its own name=", engine.name));
-            }
-            engine.check().map_err(|e| format!("engine '{}': {e}", engine.name))?;
-        }
-        if self.pairs == 0 {
-            return Err("no game pairs to play".into());
-        }
-        if self.pairs.checked_mul(2).and_then(|g| g.checked_mul(self.opponents())).is_none_or(|g| g > MAX_GAMES) {
-            return Err(format!("{} pairs per opponent is more games than a match can hold (at most {MAX_GAMES})", self.pairs));
-        }
-        self.limits.check()?;
-        match &self.openings {
-            OpeningPlan::Suite { openings, source, .. } => {
-                if openings.is_empty() {
-                    return Err(format!("{source}: no openings found"));
-                }
-                for (i, opening) in openings.iter().enumerate() {
-                    opening.check_playable().map_err(|e| format!("{source}: opening {}: {e}", i + 1))?;
-                }
-            }
-            OpeningPlan::Random { plies, balance_cp } => {
-                if *plies > super::openings::MAX_RANDOM_PLIES {
-                    return Err(format!("{plies} random opening plies: at most {} (random moves would end games before the engines play)", super::openings::MAX_RANDOM_PLIES));
-                }
-                if balance_cp.is_some_and(|cp| cp <= 0) {
-                    return Err("the balance check needs a positive bound".into());
-                }
-            }
-        }
-        if let Some(sprt) = &self.sprt {
-            sprt.parse::<SprtConfig>().map_err(|e| format!("SPRT '{sprt}': {e}"))?;
-            if self.engines.len() != 2 {
-                return Err("the SPRT needs exactly two engines".into());
-            }
-        }
-        if let Some(vary) = self.vary_weights
-            && !(0.0..1.0).contains(&vary)
-        {
-            return Err(format!("weights varied by {vary}: must be in [0, 1)"));
-        }
-        Ok(())
-    }
-
-    /// The opponent index (0-based among engines 1..) of game `g`.
-    pub fn opponent_of(&self, g: u64) -> usize {
-        ((g / 2) % self.opponents().max(1)) as usize
-    }
-
-    /// The SPRT, parsed.
-    pub fn sprt_config(&self) -> Option<SprtConfig> {
-        self.sprt.as_ref().and_then(|s| s.parse().ok())
-    }
-
-    /// The opening of game `g` (both games of a pair share it).
-    fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Result<Opening, String> {
-        let round = g / 2 / self.opponents().max(1);
-        match &self.openings {
-            OpeningPlan::Suite { openings, shuffled, .. } => {
-                let n = openings.len() as u64;
-                let mut i = round % n;
-                if *shuffled {
-                    // A fresh permutation for each pass through the suite.
-                    let pass = round / n;
-                    let mut order: Vec<usize> = (0..openings.len()).collect();
-                    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-                    i = order[i as usize] as u64;
-                }
-                Ok(openings[i as usize].clone())
-            }
-            OpeningPlan::Random { plies, balance_cp } => {
-                if check.is_none()
-                    && let Some(cp) = balance_cp
-                {
-                    *check = Some(BalanceCheck::new(*cp, 3000));
-                }
-                random_opening(self.seed, round, *plies, check.as_mut()).ok_or_else(|| format!("no random opening of {plies} plies found (random moves ended every try)"))
-            }
-        }
-    }
-}
-
-/// The weights engine `engine` plays pair `pair` with, when self-play
-/// varies them: the spec's material values (centipawns) times 1 + vary·u,
-/// u uniform in [−1, 1] per piece, seeded by (seed, pair, engine).
-pub fn varied_weights(spec: &EngineSpec, vary: f64, seed: u64, pair: u64, engine: usize) -> Option<(String, crate::weights::Weights)> {
-    use rand::Rng;
-    let super::player::EngineKind::Bundled { weights, .. } = &spec.kind else { return None };
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (engine as u64 + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
-    let mut cp = [0.0; 5];
-    for (j, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
-        let base = weights.centipawns(column);
-        cp[j] = if j == 0 { base } else { (base * (1.0 + vary * rng.random_range(-1.0..=1.0))).round() };
-    }
-    let name = format!("{} {}/{}/{}/{}/{}", spec.name, cp[0], cp[1], cp[2], cp[3], cp[4]);
-    Some((name.clone(), crate::weights::Weights::material(&name, cp)))
-}
+use crate::stats::{GameOutcome, SprtDecision};
 
 /// What a match reports while it runs.
 pub trait MatchProgress: Sync {
     /// After every committed game.
     fn update(&self, state: &MatchState);
+
+    /// Something the user should know that does not stop the match (an
+    /// engine option the engine does not list), once per message.
+    fn note(&self, _text: &str) {}
 }
 
 /// Why a match stopped early with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
+    /// The configuration cannot be played.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// The state or PGN file failed.
     #[error(transparent)]
     State(#[from] StateError),
     /// An engine could not be started.
-    #[error("engine '{name}': {error}")]
+    #[error("engine '{name}': {source}")]
     Engine {
         /// The engine.
         name: String,
         /// Why.
-        error: PlayerError,
+        #[source]
+        source: PlayerError,
     },
     /// An opening cannot be played.
-    #[error("game {game}: {message}")]
+    #[error("game {game}: {source}")]
     Opening {
         /// The game.
         game: u64,
         /// Why.
-        message: String,
+        #[source]
+        source: BadOpening,
+    },
+    /// No random opening could be drawn.
+    #[error("game {game}: no random opening of {plies} plies found (random moves ended every try)")]
+    NoRandomOpening {
+        /// The game.
+        game: u64,
+        /// The plies asked for.
+        plies: u32,
     },
     /// The game was abandoned because the match is stopping (not an error
     /// that reaches the caller).
-    #[error("game abandoned: {0}")]
-    Thread(String),
+    #[error("game abandoned")]
+    Abandoned,
 }
 
 /// Timing over the games played in this run (for the benchmark).
@@ -279,15 +108,17 @@ enum Report {
 }
 
 /// The players of one worker, started on first use and kept between games.
-struct Seats {
+struct Seats<'a> {
     players: Vec<Option<Box<dyn Player>>>,
+    /// Hears an engine's warnings.
+    warn: &'a (dyn Fn(String) + Sync),
 }
 
-impl Seats {
+impl Seats<'_> {
     fn take(&mut self, specs: &[EngineSpec], i: usize) -> Result<Box<dyn Player>, MatchError> {
         match self.players[i].take() {
             Some(player) => Ok(player),
-            None => specs[i].start().map_err(|error| MatchError::Engine { name: specs[i].name.clone(), error }),
+            None => specs[i].start(&mut |w| (self.warn)(w)).map_err(|source| MatchError::Engine { name: specs[i].name.clone(), source }),
         }
     }
 }
@@ -298,7 +129,7 @@ impl Seats {
 /// restarted before its next game.
 fn play_one(
     config: &MatchConfig,
-    seats: &mut Seats,
+    seats: &mut Seats<'_>,
     g: u64,
     opening: &Opening,
     adjourned: Option<&InProgress>,
@@ -308,9 +139,10 @@ fn play_one(
     let opponent = 1 + config.opponent_of(g);
     let (w, b) = if g.is_multiple_of(2) { (0, opponent) } else { (opponent, 0) };
     let cancel = AtomicBool::new(false);
+    let (white_limits, black_limits) = (config.limits_of(w), config.limits_of(b));
     let setup = GameSetup {
         opening,
-        limits: &config.limits,
+        limits: ByColor { white: &white_limits, black: &black_limits },
         adjudication: &config.adjudication,
         draw_rules: config.draw_rules,
         time_margin_ms: config.time_margin_ms,
@@ -322,7 +154,7 @@ fn play_one(
         white: config.engines[w].name.clone(),
         black: config.engines[b].name.clone(),
         start_fen: opening.fen.clone(),
-        sans: Vec::new(),
+        moves: Vec::new(),
         opening_plies: 0,
         end: super::rules::GameEnd::loss(side, Termination::EngineFailure(format!("cannot start a new game: {error}"))),
         engine_time: Duration::ZERO,
@@ -353,7 +185,7 @@ fn play_one(
         if let Some(vary) = config.vary_weights {
             for (player, i) in [(&mut white, w), (&mut black, b)] {
                 if let Some((name, weights)) = varied_weights(&config.engines[i], vary, config.seed, g / 2, i) {
-                    player.set_weights(&name, &weights).map_err(|error| MatchError::Engine { name: name.clone(), error })?;
+                    player.set_weights(&name, &weights).map_err(|source| MatchError::Engine { name: name.clone(), source })?;
                 }
             }
         }
@@ -381,8 +213,8 @@ fn play_one(
                 continue;
             }
             Err(GameAborted::Player(side, error)) => Ok(forfeit(side, &error)),
-            Err(GameAborted::Opening(message)) => Err(MatchError::Opening { game: g, message }),
-            Err(GameAborted::Cancelled) => Err(MatchError::Thread("cancelled".into())),
+            Err(GameAborted::Opening(source)) => Err(MatchError::Opening { game: g, source }),
+            Err(GameAborted::Cancelled) => Err(MatchError::Abandoned),
         };
     }
 }
@@ -391,7 +223,7 @@ fn play_one(
 /// state is saved to `state_path` after every finished game. A `fresh`
 /// match starts its PGN file afresh; a resumed one checks that the file
 /// holds exactly the games the state has committed, then continues it.
-pub fn run_match(
+pub fn play_match(
     mut state: MatchState,
     state_path: Option<&std::path::Path>,
     fresh: bool,
@@ -400,7 +232,15 @@ pub fn run_match(
 ) -> Result<(MatchState, Timing), MatchError> {
     let started = Instant::now();
     let config = state.config.clone();
-    let sprt = config.sprt_config();
+    let sprt = config.sprt;
+    let deterministic = config.is_deterministic();
+    // Each warning once, however many workers start the engine.
+    let warned = Mutex::new(std::collections::HashSet::new());
+    let warn = |text: String| {
+        if warned.lock().expect("warnings").insert(text.clone()) {
+            progress.note(&text);
+        }
+    };
     let mut pgn = match &config.pgn_out {
         Some(path) => Some(PgnOutput::open(path, &state, fresh)?),
         None => None,
@@ -416,7 +256,7 @@ pub fn run_match(
     let cutoff = AtomicU64::new(state.cutoff);
     // Sealed moves stay in the state until their game moves on, even if a
     // second interruption comes before a worker reaches it.
-    let resumable = adjourned.iter().filter(|_| !config.limits.is_deterministic()).map(|(&g, game)| (g, game.clone())).collect();
+    let resumable = adjourned.iter().filter(|_| !deterministic).map(|(&g, game)| (g, game.clone())).collect();
     let sealed: Mutex<std::collections::BTreeMap<u64, InProgress>> = Mutex::new(resumable);
     let failed = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<Report>();
@@ -424,9 +264,9 @@ pub fn run_match(
     let outcome = std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..threads.max(1).min(pending.len().max(1)) {
             let tx = tx.clone();
-            let (config, pending, adjourned, next, cutoff, sealed, failed) = (&config, &pending, &adjourned, &next, &cutoff, &sealed, &failed);
+            let (config, pending, adjourned, next, cutoff, sealed, failed, warn) = (&config, &pending, &adjourned, &next, &cutoff, &sealed, &failed, &warn);
             scope.spawn(move || {
-                let mut seats = Seats { players: (0..config.engines.len()).map(|_| None).collect() };
+                let mut seats = Seats { players: (0..config.engines.len()).map(|_| None).collect(), warn };
                 let mut check = None;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed) as usize;
@@ -436,16 +276,16 @@ pub fn run_match(
                     }
                     let opening = match config.opening(g, &mut check) {
                         Ok(opening) => opening,
-                        Err(message) => {
+                        Err(e) => {
                             failed.store(true, Ordering::Relaxed);
-                            let _ = tx.send(Report::Failed(MatchError::Opening { game: g, message }));
+                            let _ = tx.send(Report::Failed(e));
                             break;
                         }
                     };
                     // An adjourned game resumes from its sealed moves only when
                     // the limits involve time; otherwise it is replayed, and
                     // comes out as it would have without the interruption.
-                    let sealed_game = adjourned.get(&g).filter(|_| !config.limits.is_deterministic());
+                    let sealed_game = adjourned.get(&g).filter(|_| !deterministic);
                     let stop = || g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed);
                     let report = play_one(config, &mut seats, g, &opening, sealed_game, &stop, &mut |snapshot| {
                         sealed.lock().expect("sealed games").insert(g, snapshot.clone());
@@ -455,7 +295,7 @@ pub fn run_match(
                         Ok(game) => {
                             let _ = tx.send(Report::Played(g, Box::new(game)));
                         }
-                        Err(MatchError::Thread(_)) => break,
+                        Err(MatchError::Abandoned) => break,
                         Err(e) => {
                             failed.store(true, Ordering::Relaxed);
                             let _ = tx.send(Report::Failed(e));
@@ -467,12 +307,6 @@ pub fn run_match(
         }
         drop(tx);
 
-        let header = |g: u64| PgnHeader {
-            event: config.event.clone(),
-            date: config.date.clone(),
-            round: format!("{}.{}", g / 2 + 1, g % 2 + 1),
-            time_control: config.time_control.clone(),
-        };
         let mut consume = || -> Result<(), MatchError> {
             for report in rx.iter() {
                 let (g, game) = match report {
@@ -486,7 +320,7 @@ pub fn run_match(
                 timing.engine += game.engine_time;
                 timing.games_wall += game.wall_time;
                 timing.nodes += game.nodes;
-                let finished = FinishedGame { outcome: outcome_for_first(g, game.result()), pgn: to_pgn(&game, &header(g)) };
+                let finished = FinishedGame { outcome: outcome_for_first(g, game.result()), pgn: to_pgn(&game, &config.header(g)) };
                 state.finished.insert(g, finished);
                 // Commit every game that is now next in order.
                 while let Some(done) = state.finished.remove(&state.committed) {
@@ -502,8 +336,9 @@ pub fn run_match(
                     {
                         let decision = sprt.decide(&state.totals[0].penta);
                         if decision != SprtDecision::Continue {
-                            let verdict = if decision == SprtDecision::AcceptH1 { "accepted H1" } else { "accepted H0" };
-                            state.stopped = Some(format!("SPRT {verdict} after {} pairs", g / 2 + 1));
+                            let pairs = g / 2 + 1;
+                            let h1 = decision == SprtDecision::AcceptH1;
+                            state.stopped = Some(if h1 { StopReason::SprtAcceptedH1 { pairs } } else { StopReason::SprtAcceptedH0 { pairs } });
                             state.cutoff = g + 1;
                             cutoff.store(g + 1, Ordering::Relaxed);
                             state.finished.retain(|&k, _| k <= g);
@@ -515,7 +350,7 @@ pub fn run_match(
                     }
                 }
                 if state.committed >= state.cutoff && state.stopped.is_none() {
-                    state.stopped = Some("all games played".into());
+                    state.stopped = Some(StopReason::AllGamesPlayed);
                 }
                 state.in_progress = sealed.lock().expect("sealed games").clone();
                 if let Some(path) = state_path {
@@ -538,7 +373,7 @@ pub fn run_match(
     timing.wall = started.elapsed();
     outcome?;
     if state.stopped.is_none() && state.committed >= state.cutoff {
-        state.stopped = Some("all games played".into());
+        state.stopped = Some(StopReason::AllGamesPlayed);
     }
     state.in_progress.clear();
     if let Some(path) = state_path {

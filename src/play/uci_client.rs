@@ -5,11 +5,14 @@
 //! hanging the match.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use shakmaty::{Color, Position};
+use serde::{Deserialize, Serialize};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Color, Position};
 
 use super::player::{MoveReply, MoveRequest, Player, PlayerError};
 use crate::engine::Score;
@@ -21,6 +24,36 @@ const HANDSHAKE: Duration = Duration::from_secs(20);
 const GRACE: Duration = Duration::from_millis(1000);
 /// Deadline for searches without a time limit (fixed nodes or depth).
 const UNTIMED: Duration = Duration::from_secs(300);
+
+/// A UCI program and how to run it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UciProgram {
+    /// The program.
+    pub command: PathBuf,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// UCI options set after the handshake, in order.
+    #[serde(default)]
+    pub options: Vec<(String, String)>,
+    /// The `Hash` option in MB, when given (else the engine's default).
+    #[serde(default)]
+    pub hash_mb: Option<usize>,
+    /// The working folder it runs in (absolute), when given.
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
+}
+
+impl UciProgram {
+    /// The options to set: the given ones, and `Hash` unless among them.
+    fn all_options(&self) -> Vec<(String, String)> {
+        let mut all = self.options.clone();
+        if let Some(mb) = self.hash_mb.filter(|_| !all.iter().any(|(k, _)| k.eq_ignore_ascii_case("Hash"))) {
+            all.push(("Hash".into(), mb.to_string()));
+        }
+        all
+    }
+}
 
 /// A running UCI engine.
 pub struct UciPlayer {
@@ -39,32 +72,50 @@ pub struct UciPlayer {
 fn check_spin(offered: &[String], name: &str, value: &str) -> Result<(), PlayerError> {
     for line in offered {
         let tokens: Vec<&str> = line.split_whitespace().collect();
-        let (Some(n), Some(t)) = (tokens.iter().position(|&w| w == "name"), tokens.iter().position(|&w| w == "type")) else { continue };
-        if tokens.first() != Some(&"option") || n >= t || !tokens[n + 1..t].join(" ").eq_ignore_ascii_case(name) || tokens.get(t + 1) != Some(&"spin") {
+        if option_name(&tokens).is_none_or(|n| !n.eq_ignore_ascii_case(name)) {
+            continue;
+        }
+        let t = tokens.iter().position(|&w| w == "type").expect("option_name found it");
+        if tokens.get(t + 1) != Some(&"spin") {
             continue;
         }
         let bound = |key: &str| tokens.iter().position(|&w| w == key).and_then(|i| tokens.get(i + 1)).and_then(|v| v.parse::<i64>().ok());
         let (min, max) = (bound("min"), bound("max"));
         let Ok(v) = value.trim().parse::<i64>() else {
-            return Err(PlayerError::Start(format!("option {name}={value}: the engine takes a number here")));
+            return Err(PlayerError::Option { name: name.to_string(), value: value.to_string(), reason: "the engine takes a number here".into() });
         };
         if min.is_some_and(|m| v < m) || max.is_some_and(|m| v > m) {
-            return Err(PlayerError::Start(format!("option {name}={value} is outside the engine's range {}..{}", min.map_or("".into(), |m| m.to_string()), max.map_or("".into(), |m| m.to_string()))));
+            let range = format!("outside the engine's range {}..{}", min.map_or("".into(), |m| m.to_string()), max.map_or("".into(), |m| m.to_string()));
+            return Err(PlayerError::Option { name: name.to_string(), value: value.to_string(), reason: range });
         }
     }
     Ok(())
 }
 
+/// The name in an `option name NAME type …` line, if it is one.
+fn option_name(tokens: &[&str]) -> Option<String> {
+    let n = tokens.iter().position(|&w| w == "name")?;
+    let t = tokens.iter().position(|&w| w == "type")?;
+    (tokens.first() == Some(&"option") && n < t).then(|| tokens[n + 1..t].join(" "))
+}
+
+/// The options in `wanted` that the engine's `uci` reply does not list.
+fn unadvertised<'a>(offered: &[String], wanted: &'a [(String, String)]) -> Vec<&'a str> {
+    let listed: Vec<String> = offered.iter().filter_map(|l| option_name(&l.split_whitespace().collect::<Vec<_>>())).collect();
+    wanted.iter().map(|(k, _)| k.as_str()).filter(|k| !listed.iter().any(|l| l.eq_ignore_ascii_case(k))).collect()
+}
+
 impl UciPlayer {
-    /// Starts `command args…`, runs the handshake and sets `options`.
-    pub fn start(name: &str, command: &str, args: &[String], options: &[(String, String)]) -> Result<UciPlayer, PlayerError> {
-        let mut child = Command::new(command)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| PlayerError::Start(format!("{command}: {e}")))?;
+    /// Starts the program, runs the handshake and sets its options. An
+    /// option the engine does not list is still set (engines may take
+    /// hidden ones), and `warn` is told.
+    pub fn start(name: &str, program: &UciProgram, warn: &mut dyn FnMut(String)) -> Result<UciPlayer, PlayerError> {
+        let mut command = Command::new(&program.command);
+        command.args(&program.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        if let Some(dir) = &program.dir {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().map_err(|source| PlayerError::Spawn { program: program.command.display().to_string(), source })?;
         let stdin = BufWriter::new(child.stdin.take().expect("piped stdin"));
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = channel();
@@ -80,10 +131,14 @@ impl UciPlayer {
         player.send("uci")?;
         let offered = player.wait_for("uciok", Instant::now() + HANDSHAKE)?;
         player.offers_chess960 = offered.iter().any(|l| l.split_whitespace().any(|w| w == "UCI_Chess960"));
-        for (option, value) in options {
+        let options = program.all_options();
+        for (option, value) in &options {
             check_spin(&offered, option, value)?;
         }
-        for (option, value) in options {
+        for option in unadvertised(&offered, &program.options) {
+            warn(format!("engine '{name}' does not list the option '{option}' in its uci reply; it is set anyway"));
+        }
+        for (option, value) in &options {
             player.send(&format!("setoption name {option} value {value}"))?;
         }
         player.ready()?;
@@ -91,7 +146,7 @@ impl UciPlayer {
     }
 
     fn send(&mut self, line: &str) -> Result<(), PlayerError> {
-        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(|e| PlayerError::Crashed(format!("cannot write to the engine: {e}")))
+        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(PlayerError::Write)
     }
 
     /// Reads lines until one starts with `token`; returns the lines read.
@@ -108,7 +163,7 @@ impl UciPlayer {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(PlayerError::Timeout),
-                Err(RecvTimeoutError::Disconnected) => return Err(PlayerError::Crashed("the engine closed its output".into())),
+                Err(RecvTimeoutError::Disconnected) => return Err(PlayerError::Closed),
             }
         }
     }
@@ -137,17 +192,16 @@ fn last_score(lines: &[String]) -> Option<Score> {
     })
 }
 
-/// The `nodes N` of the last `info` line that has one.
-fn last_nodes(lines: &[String]) -> u64 {
-    lines
-        .iter()
-        .rev()
-        .find_map(|line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let at = words.iter().position(|w| *w == "nodes")?;
-            words.get(at + 1)?.parse().ok()
-        })
-        .unwrap_or(0)
+/// The number after `key` (`nodes`, `depth`) on the last `info` line that has one.
+fn last_number<T: std::str::FromStr>(lines: &[String], key: &str) -> Option<T> {
+    lines.iter().rev().find_map(|line| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"info") {
+            return None;
+        }
+        let at = words.iter().position(|w| *w == key)?;
+        words.get(at + 1)?.parse().ok()
+    })
 }
 
 impl Player for UciPlayer {
@@ -162,10 +216,11 @@ impl Player for UciPlayer {
 
     fn go(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
         // Chess960 castling is written king-takes-rook; the engine must know.
-        let chess960 = request.position.castles().mode() == shakmaty::CastlingMode::Chess960;
+        let mode = request.position.castles().mode();
+        let chess960 = mode == CastlingMode::Chess960;
         if chess960 != self.chess960 {
             if chess960 && !self.offers_chess960 {
-                return Err(PlayerError::Protocol("the engine has no UCI_Chess960 option, so it cannot play a Chess960 position".into()));
+                return Err(PlayerError::NoChess960);
             }
             self.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
             self.chess960 = chess960;
@@ -175,17 +230,23 @@ impl Player for UciPlayer {
             None => "position startpos".to_string(),
         };
         if !request.moves.is_empty() {
-            position.push_str(" moves ");
-            position.push_str(&request.moves.join(" "));
+            position.push_str(" moves");
+            for &m in request.moves {
+                position.push(' ');
+                position.push_str(&UciMove::from_move(m, mode).to_string());
+            }
         }
         self.send(&position)?;
         let limits = request.limits;
         let mut go = String::from("go");
         let mut budget = UNTIMED;
-        if let Some(c) = limits.clocks {
-            go.push_str(&format!(" wtime {} btime {} winc {} binc {}", c.white_ms, c.black_ms, c.increment_ms, c.increment_ms));
-            let own = if request.position.turn() == Color::White { c.white_ms } else { c.black_ms };
-            budget = Duration::from_millis(own + request.time_margin_ms) + GRACE;
+        for (color, key, inc) in [(Color::White, "wtime", "winc"), (Color::Black, "btime", "binc")] {
+            if let Some(clock) = request.clocks.of(color) {
+                go.push_str(&format!(" {key} {} {inc} {}", clock.left_ms, clock.increment_ms));
+            }
+        }
+        if let Some(own) = request.clocks.of(request.position.turn()) {
+            budget = Duration::from_millis(own.left_ms + request.time_margin_ms) + GRACE;
         }
         if let Some(ms) = limits.movetime_ms {
             go.push_str(&format!(" movetime {ms}"));
@@ -211,8 +272,13 @@ impl Player for UciPlayer {
         };
         let engine_time = started.elapsed();
         let last = lines.last().expect("wait_for returns the bestmove line");
-        let uci = last.split_whitespace().nth(1).ok_or_else(|| PlayerError::Protocol(format!("'{last}' names no move")))?.to_string();
-        Ok(MoveReply { uci, score: last_score(&lines), nodes: last_nodes(&lines), engine_time })
+        let text = last.split_whitespace().nth(1).ok_or_else(|| PlayerError::Protocol(format!("'{last}' names no move")))?;
+        // The move is read here, once: what the game runner gets is a legal move.
+        let best = UciMove::from_ascii(text.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(request.position).ok())
+            .ok_or_else(|| PlayerError::IllegalMove { text: text.to_string(), after: engine_time })?;
+        Ok(MoveReply { best, score: last_score(&lines), depth: last_number(&lines, "depth"), nodes: last_number(&lines, "nodes").unwrap_or(0), engine_time })
     }
 }
 
@@ -245,6 +311,8 @@ mod tests {
         assert!(check_spin(&offered, "Move Overhead", "-1").is_err());
         assert!(check_spin(&offered, "Hash", "lots").is_err());
         assert!(check_spin(&offered, "Threads", "99999").is_ok(), "options the engine does not list are its business");
+        let wanted = [("hash".to_string(), "1".to_string()), ("Threads".to_string(), "2".to_string()), ("Move Overhead".to_string(), "5".to_string())];
+        assert_eq!(unadvertised(&offered, &wanted), ["Threads"]);
     }
 
     #[test]
@@ -258,12 +326,14 @@ mod tests {
         .map(String::from)
         .to_vec();
         assert_eq!(last_score(&lines), Some(Score::Mate(-3)));
-        assert_eq!(last_nodes(&lines), 4000);
+        assert_eq!(last_number::<u64>(&lines, "nodes"), Some(4000));
+        assert_eq!(last_number::<u32>(&lines, "depth"), Some(5));
     }
 
     #[test]
     fn a_missing_program_is_a_start_error() {
-        let err = UciPlayer::start("x", "/nonexistent/engine", &[], &[]).err().unwrap();
-        assert!(matches!(err, PlayerError::Start(_)), "{err:?}");
+        let program = UciProgram { command: "/nonexistent/engine".into(), ..UciProgram::default() };
+        let err = UciPlayer::start("x", &program, &mut |_| {}).err().unwrap();
+        assert!(matches!(err, PlayerError::Spawn { .. }), "{err:?}");
     }
 }

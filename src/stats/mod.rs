@@ -25,15 +25,18 @@
 mod counts;
 mod display;
 mod elo;
+pub mod json;
 mod mle;
 mod normal;
 mod report;
 mod sprt;
+mod summary;
 
 pub use counts::{GameOutcome, Penta, Wdl};
 pub use elo::{Degenerate, EloEstimate, NELO_PER_T, elo_from_score, score_from_elo};
 pub use normal::{Z_95, normal_cdf};
 pub use report::Report;
+pub use summary::{StatsConfig, StatsError, StatsReport, summarise};
 pub use sprt::{
     EloModel, MAX_LOGISTIC_ELO, MAX_NORMALIZED_ELO, SprtConfig, SprtConfigError, SprtDecision,
     SprtStatus,

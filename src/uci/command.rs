@@ -73,6 +73,8 @@ pub struct GoParams {
     pub infinite: bool,
     /// Ponder (search until `stop` or `ponderhit`).
     pub ponder: bool,
+    /// `go perft N`: count the move tree to depth N instead of searching.
+    pub perft: Option<u32>,
 }
 
 /// Why a line is not a command the session acts on.
@@ -163,6 +165,7 @@ fn parse_go(tokens: &[&str]) -> GoParams {
             "movestogo" => go.movestogo = value.and_then(|v| v.parse().ok()),
             "depth" => go.depth = value.and_then(|v| v.parse().ok()),
             "nodes" => go.nodes = value.and_then(|v| v.parse().ok()),
+            "perft" => go.perft = value.and_then(|v| v.parse().ok()),
             "infinite" => {
                 go.infinite = true;
                 takes_value = false;
@@ -236,5 +239,7 @@ mod tests {
         assert!(go.infinite);
         assert_eq!((go.depth, go.nodes), (None, Some(5000)));
         assert_eq!(Command::parse("go"), Ok(Command::Go(GoParams::default())));
+        let Ok(Command::Go(go)) = Command::parse("go perft 3") else { panic!("not a go") };
+        assert_eq!(go.perft, Some(3));
     }
 }

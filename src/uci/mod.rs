@@ -10,6 +10,10 @@
 //!
 //! End of input ends the session after the running search, stopping it
 //! first if it would otherwise never end (`go infinite`).
+//!
+//! `go perft N` counts the move tree of the current position instead of
+//! searching, as engines offer it for checking a GUI's or a move
+//! generator's counts: `move: count` per first move, then `Nodes searched: N`.
 
 pub mod command;
 pub mod session;
@@ -27,6 +31,7 @@ use shakmaty::{CastlingMode, Move};
 pub use command::{Command, CommandError, GoParams, StartPosition};
 pub use session::{Game, OptionChange, Options, SessionError};
 
+use crate::engine::perft::PerftConfig;
 use crate::engine::{Engine, Evaluator, Limits, SearchInfo, SearchResult};
 use crate::weights::Weights;
 
@@ -159,6 +164,17 @@ impl<'a, W: Write + Send> Session<'a, W> {
                     self.finish(running.take())?;
                     if let Err(error) = self.game.set(&start, &moves) {
                         self.info_string(&error.to_string())?;
+                    }
+                }
+                Command::Go(GoParams { perft: Some(depth), .. }) => {
+                    self.finish(running.take())?;
+                    if self.game.valid {
+                        // As engines answer it: per first move, then the total (no bestmove).
+                        let report = crate::engine::perft::run(&PerftConfig { position: self.game.position.clone(), depth, divide: true });
+                        let lines: Vec<String> = report.to_string().lines().map(str::to_string).collect();
+                        self.write_lines(&lines)?;
+                    } else {
+                        self.info_string("no valid position (the last 'position' command failed): no perft")?;
                     }
                 }
                 Command::Go(go) => {

@@ -197,3 +197,14 @@ fn a_broken_output_ends_the_session() {
     assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
     drop(writer);
 }
+
+#[test]
+fn go_perft_counts_the_current_position() {
+    // Kiwipete to depth 3 (97,862 leaves), then the start position after 1. e4 to depth 2.
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let output = session(&format!("position fen {kiwipete}\ngo perft 3\nposition startpos moves e2e4\ngo perft 2\n"));
+    let totals: Vec<&str> = output.lines().filter(|l| l.starts_with("Nodes searched")).collect();
+    assert_eq!(totals, ["Nodes searched: 97862", "Nodes searched: 600"], "{output}");
+    assert_eq!(output.lines().filter(|l| l.contains(": ") && !l.starts_with("Nodes")).count(), 48 + 20, "{output}");
+    assert!(output.contains("e1g1: ") && !output.contains("bestmove"), "{output}");
+}

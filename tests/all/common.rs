@@ -77,3 +77,45 @@ pub fn extract_all(inputs: &[InputSource], config: &ExtractConfig) -> (ExtractSt
 pub fn extract_file(path: &Path) -> ExtractStats {
     extract_all(&[InputSource::File(path.to_path_buf())], &ExtractConfig::default()).0
 }
+
+/// Match PGN text without what was measured rather than played: the time
+/// in each move's comment (`{+0.12/7 0.031s}` becomes `{+0.12/7}`) and the
+/// `[GameDuration]` tag. Games at fixed nodes or depth are equal in all else.
+pub fn without_times(pgn: &str) -> String {
+    let kept: Vec<&str> = pgn.split_inclusive('\n').filter(|l| !l.starts_with("[GameDuration ")).collect();
+    let text = kept.concat();
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut start = 0;
+    for (i, _) in text.match_indices("s}") {
+        // Back over "digits.ddd" to the space or newline before it.
+        let mut j = i;
+        let digits = |k: usize| k > 0 && bytes[k - 1].is_ascii_digit();
+        let mut n = 0;
+        while digits(j) && n < 3 {
+            j -= 1;
+            n += 1;
+        }
+        if n != 3 || j == 0 || bytes[j - 1] != b'.' {
+            continue;
+        }
+        j -= 1;
+        let whole = j;
+        while digits(j) {
+            j -= 1;
+        }
+        if j == whole || j == 0 || !matches!(bytes[j - 1], b' ' | b'\n') || j - 1 < start {
+            continue;
+        }
+        out.push_str(&text[start..j - 1]);
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    out
+}
+
+#[test]
+fn times_are_taken_out_of_match_pgn() {
+    let pgn = "[Round \"1\"]\n[GameDuration \"00:00:01\"]\n\n1. e4 {book} 1... e5 {+0.12/7\n0.031s} 2. Nf3 {-M2 12.500s} {White mates} 1-0\n\n";
+    assert_eq!(without_times(pgn), "[Round \"1\"]\n\n1. e4 {book} 1... e5 {+0.12/7} 2. Nf3 {-M2} {White mates} 1-0\n\n");
+}

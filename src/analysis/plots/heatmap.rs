@@ -79,11 +79,10 @@ impl Plot for Heatmap<'_> {
             let y0 = MARGIN + row * (BOARD + CAPTION + GAP);
             area.draw_text(name, &anchored(20.0, HPos::Center, VPos::Top), (x0 + BOARD / 2, y0))?;
             let mean = values.iter().sum::<f64>() / 64.0;
-            for square in 0..64 {
+            for (square, &value) in values.iter().enumerate().take(64) {
                 let (file, rank) = ((square % 8) as i32, (square / 8) as i32);
                 let x = x0 + file * SQUARE;
                 let y = y0 + CAPTION + (7 - rank) * SQUARE;
-                let value = values[square];
                 area.draw(&Rectangle::new([(x, y), (x + SQUARE, y + SQUARE)], shade((value - mean) / self.span).filled()))?;
                 area.draw(&Rectangle::new([(x, y), (x + SQUARE, y + SQUARE)], RGBColor(200, 200, 200).stroke_width(1)))?;
                 area.draw_text(&format!("{value:.0}"), &anchored(14.0, HPos::Center, VPos::Center), (x + SQUARE / 2, y + SQUARE / 2))?;

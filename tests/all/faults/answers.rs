@@ -117,7 +117,7 @@ fn fault_12_edited_state_refused() {
         ("committed", Box::new(|s| s["committed"] = 4000.into()), "4000 games committed"),
         ("pairs", Box::new(|s| s["totals"][0]["penta"] = serde_json::json!([0, 0, 0, 0, 7])), "game pairs recorded against kaissa"),
         ("points", Box::new(move |s| s["totals"][0]["penta"] = moved.clone()), "do not add up"),
-        ("finished", Box::new(|s| s["stopped"] = "all games played".into()), "marked finished after 2 of 4"),
+        ("finished", Box::new(|s| s["stopped"] = serde_json::json!({"kind": "all_games_played"})), "marked finished after 2 of 4"),
         ("engines", Box::new(|s| s["config"]["engines"] = serde_json::json!([])), "a match needs at least two"),
         ("totals", Box::new(|s| s["totals"] = serde_json::json!([])), "0 totals for 1 opponents"),
         (
@@ -126,9 +126,10 @@ fn fault_12_edited_state_refused() {
             "no openings found",
         ),
         ("weights", Box::new(|s| s["config"]["engines"][0]["kind"]["bundled"]["weights"]["weights"]["N"] = (-5.0).into()), "must be positive"),
-        ("hash", Box::new(|s| s["config"]["engines"][0]["hash_mb"] = 999_999_999u64.into()), "1 to 4096 MB"),
+        ("hash", Box::new(|s| s["config"]["engines"][0]["kind"]["bundled"]["hash_mb"] = 999_999_999u64.into()), "1 to 4096 MB"),
+        ("sprt", Box::new(|s| s["config"]["sprt"] = "elo0=5 elo1=1".into()), "SPRT 'elo0=5 elo1=1'"),
         ("nodes", Box::new(|s| s["config"]["limits"]["nodes"] = 0.into()), "limit of 0"),
-        ("format", Box::new(|s| s["format"] = 2.into()), "format 2 (this build reads 3)"),
+        ("format", Box::new(|s| s["format"] = 2.into()), "format 2 (this build reads 4)"),
         ("type", Box::new(|s| s["committed"] = "two".into()), "not a pgntune match state"),
     ];
     for (what, edit, needle) in edits {

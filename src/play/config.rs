@@ -1,0 +1,360 @@
+//! What decides a match's games: engines, pairs, limits, openings, rules,
+//! the SPRT, and for self-play how weights vary; checked as a whole, for a
+//! new match and for a state read back alike. Also why a match stopped.
+
+use std::path::PathBuf;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+use shakmaty::ByColor;
+
+use super::adjudication::Adjudication;
+use super::limits::{LimitError, MoveLimits};
+use super::openings::{BadOpening, BalanceCheck, MAX_RANDOM_PLIES, Opening, random_opening};
+use super::record::PgnHeader;
+use super::rules::DrawRules;
+use super::run::RunKind;
+use super::spec::{EngineKind, EngineSpec, EngineSpecError};
+use super::tournament::MatchError;
+use crate::stats::SprtConfig;
+
+/// The most games a match may have (far more than any run plays; it keeps
+/// game numbers and pair counts away from overflow).
+pub const MAX_GAMES: u64 = 1 << 40;
+
+/// Where the games start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpeningPlan {
+    /// Openings from a file, kept in the state so a resumed match uses the same ones.
+    Suite {
+        /// Where they came from.
+        source: String,
+        /// The openings.
+        openings: Vec<Opening>,
+        /// Shuffled by the match seed (else in file order).
+        shuffled: bool,
+    },
+    /// `plies` random legal moves, re-drawn until balanced within ±`balance_cp`.
+    Random {
+        /// Plies of random moves.
+        plies: u32,
+        /// Largest |score| accepted (no check when `None`).
+        balance_cp: Option<i32>,
+    },
+}
+
+/// Why a match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum StopReason {
+    /// Every game was played (for an SPRT: the pair budget ran out undecided).
+    AllGamesPlayed,
+    /// The SPRT accepted H1 after so many pairs.
+    SprtAcceptedH1 {
+        /// Pairs played.
+        pairs: u64,
+    },
+    /// The SPRT accepted H0 after so many pairs.
+    SprtAcceptedH0 {
+        /// Pairs played.
+        pairs: u64,
+    },
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopReason::AllGamesPlayed => f.write_str("all games played"),
+            StopReason::SprtAcceptedH1 { pairs } => write!(f, "SPRT accepted H1 after {pairs} pairs"),
+            StopReason::SprtAcceptedH0 { pairs } => write!(f, "SPRT accepted H0 after {pairs} pairs"),
+        }
+    }
+}
+
+/// The SPRT of a state in its text form (`elo0=0 elo1=5 …`), parsed and
+/// checked when the state is read.
+mod sprt_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::stats::SprtConfig;
+
+    pub fn serialize<S: Serializer>(sprt: &Option<SprtConfig>, serializer: S) -> Result<S::Ok, S::Error> {
+        match sprt {
+            Some(s) => serializer.serialize_some(&s.to_string()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<SprtConfig>, D::Error> {
+        let text = Option::<String>::deserialize(deserializer)?;
+        text.map(|t| t.parse().map_err(|e| serde::de::Error::custom(format!("SPRT '{t}': {e}")))).transpose()
+    }
+}
+
+/// Everything that decides a match's games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// The command that runs it (and may continue it).
+    #[serde(default)]
+    pub kind: RunKind,
+    /// `[Event]` of the games.
+    pub event: String,
+    /// `[Date]` of the games (fixed when the match starts).
+    pub date: String,
+    /// The first engine plays each of the others.
+    pub engines: Vec<EngineSpec>,
+    /// Game pairs against each opponent.
+    pub pairs: u64,
+    /// Limits per move.
+    pub limits: MoveLimits,
+    /// The openings.
+    pub openings: OpeningPlan,
+    /// Seed for shuffled or random openings.
+    pub seed: u64,
+    /// Adjudication.
+    pub adjudication: Adjudication,
+    /// Claimed or automatic draws.
+    pub draw_rules: DrawRules,
+    /// Milliseconds an engine may exceed its clock.
+    pub time_margin_ms: u64,
+    /// The SPRT, for a match of two engines (kept in its text form, so a
+    /// state with bounds it cannot use is refused when it is read).
+    #[serde(with = "sprt_text")]
+    pub sprt: Option<SprtConfig>,
+    /// Where the games are written.
+    pub pgn_out: Option<PathBuf>,
+    /// Self-play: every pair, each bundled engine plays with its material
+    /// values scaled by a random factor within 1 ± this (pawn kept at 100).
+    #[serde(default)]
+    pub vary_weights: Option<f64>,
+    /// Self-play: the file the games go to (compressed by its extension)
+    /// once all are played; `pgn_out` then holds the games so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfplay_out: Option<PathBuf>,
+}
+
+impl MatchConfig {
+    /// A match of `kind` between `engines` (the first plays each of the
+    /// others) of `pairs` game pairs per opponent under `limits`, with
+    /// today's date and the defaults of the command line: random balanced
+    /// openings of 8 plies, seed 1, claimed draws, no adjudication.
+    pub fn new(kind: RunKind, engines: Vec<EngineSpec>, pairs: u64, limits: MoveLimits) -> MatchConfig {
+        MatchConfig {
+            kind,
+            event: format!("pgntune {kind}"),
+            date: super::run::today(),
+            engines,
+            pairs,
+            limits,
+            openings: OpeningPlan::Random { plies: 8, balance_cp: Some(100) },
+            seed: 1,
+            adjudication: Adjudication::default(),
+            draw_rules: DrawRules::Claim,
+            time_margin_ms: 0,
+            sprt: None,
+            pgn_out: None,
+            vary_weights: None,
+            selfplay_out: None,
+        }
+    }
+
+    /// Number of opponents of the first engine.
+    pub fn opponents(&self) -> u64 {
+        self.engines.len().saturating_sub(1) as u64
+    }
+
+    /// Games in the whole match (if the SPRT does not stop it).
+    pub fn total_games(&self) -> u64 {
+        self.pairs.saturating_mul(2).saturating_mul(self.opponents())
+    }
+
+    /// Checks that the configuration can be played: at least two engines
+    /// with distinct names, each usable; game pairs; limits; openings; the
+    /// SPRT. New matches are checked like loaded states, so an edited state
+    /// is refused with the same messages.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if self.engines.len() < 2 {
+            return Err(ConfigError::TooFewEngines(self.engines.len()));
+        }
+        let mut names = std::collections::HashSet::new();
+        for engine in &self.engines {
+            // Self-play engines are one engine under per-pair names.
+            if self.vary_weights.is_none() && !names.insert(engine.name.as_str()) {
+                return Err(ConfigError::SameName(engine.name.clone()));
+            }
+            engine.check().map_err(|source| ConfigError::Engine { name: engine.name.clone(), source: Box::new(source) })?;
+        }
+        if self.pairs == 0 {
+            return Err(ConfigError::NoPairs);
+        }
+        if self.pairs.checked_mul(2).and_then(|g| g.checked_mul(self.opponents())).is_none_or(|g| g > MAX_GAMES) {
+            return Err(ConfigError::TooManyGames(self.pairs));
+        }
+        for i in 0..self.engines.len() {
+            self.limits_of(i).check().map_err(ConfigError::Limits)?;
+        }
+        match &self.openings {
+            OpeningPlan::Suite { openings, source, .. } => {
+                if openings.is_empty() {
+                    return Err(ConfigError::NoOpenings(source.clone()));
+                }
+                for (i, opening) in openings.iter().enumerate() {
+                    opening.check_playable().map_err(|e| ConfigError::Opening { source_name: source.clone(), number: i + 1, source: e })?;
+                }
+            }
+            OpeningPlan::Random { plies, balance_cp } => {
+                if *plies > MAX_RANDOM_PLIES {
+                    return Err(ConfigError::RandomPlies(*plies));
+                }
+                if balance_cp.is_some_and(|cp| cp <= 0) {
+                    return Err(ConfigError::Balance);
+                }
+            }
+        }
+        if self.sprt.is_some() && self.engines.len() != 2 {
+            return Err(ConfigError::SprtEngines);
+        }
+        if let Some(vary) = self.vary_weights {
+            if !(0.0..1.0).contains(&vary) {
+                return Err(ConfigError::Vary(vary));
+            }
+            if let Some(engine) = self.engines.iter().find(|e| !matches!(e.kind, EngineKind::Bundled { .. })) {
+                return Err(ConfigError::VaryUci(engine.name.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Engine `i`'s limits: its own where it has them, else the match's.
+    pub fn limits_of(&self, i: usize) -> MoveLimits {
+        self.limits.overridden_by(&self.engines[i].limits)
+    }
+
+    /// True when no engine plays with time, so that every game is a pure
+    /// function of its opening and engines.
+    pub fn is_deterministic(&self) -> bool {
+        (0..self.engines.len()).all(|i| self.limits_of(i).is_deterministic())
+    }
+
+    /// The PGN header of game `g`.
+    pub fn header(&self, g: u64) -> PgnHeader {
+        let opponent = 1 + self.opponent_of(g);
+        let (w, b) = if g.is_multiple_of(2) { (0, opponent) } else { (opponent, 0) };
+        PgnHeader {
+            event: self.event.clone(),
+            date: self.date.clone(),
+            round: format!("{}.{}", g / 2 + 1, g % 2 + 1),
+            time_control: ByColor { white: self.limits_of(w).tc, black: self.limits_of(b).tc },
+            times: !self.is_deterministic(),
+        }
+    }
+
+    /// The opponent index (0-based among engines 1..) of game `g`.
+    pub fn opponent_of(&self, g: u64) -> usize {
+        ((g / 2) % self.opponents().max(1)) as usize
+    }
+
+    /// The opening of game `g` (both games of a pair share it).
+    pub(super) fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Result<Opening, MatchError> {
+        let round = g / 2 / self.opponents().max(1);
+        match &self.openings {
+            OpeningPlan::Suite { openings, shuffled, .. } => {
+                let n = openings.len() as u64;
+                let mut i = round % n;
+                if *shuffled {
+                    // A fresh permutation for each pass through the suite.
+                    let pass = round / n;
+                    let mut order: Vec<usize> = (0..openings.len()).collect();
+                    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+                    i = order[i as usize] as u64;
+                }
+                Ok(openings[i as usize].clone())
+            }
+            OpeningPlan::Random { plies, balance_cp } => {
+                if check.is_none()
+                    && let Some(cp) = balance_cp
+                {
+                    *check = Some(BalanceCheck::new(*cp, 3000));
+                }
+                random_opening(self.seed, round, *plies, check.as_mut()).ok_or(MatchError::NoRandomOpening { game: g, plies: *plies })
+            }
+        }
+    }
+}
+
+/// The weights engine `engine` plays pair `pair` with, when self-play
+/// varies them: the spec's material values (centipawns) times 1 + vary·u,
+/// u uniform in [−1, 1] per piece, seeded by (seed, pair, engine).
+pub fn varied_weights(spec: &EngineSpec, vary: f64, seed: u64, pair: u64, engine: usize) -> Option<(String, crate::weights::Weights)> {
+    use rand::Rng;
+    let EngineKind::Bundled { weights, .. } = &spec.kind else { return None };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (engine as u64 + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
+    let mut cp = [0.0; 5];
+    for (j, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
+        let base = weights.centipawns(column);
+        cp[j] = if j == 0 { base } else { (base * (1.0 + vary * rng.random_range(-1.0..=1.0))).round() };
+    }
+    let name = format!("{} {}/{}/{}/{}/{}", spec.name, cp[0], cp[1], cp[2], cp[3], cp[4]);
+    Some((name.clone(), crate::weights::Weights::material(&name, cp)))
+}
+
+/// A match configuration that cannot be played.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Fewer than two engines.
+    #[error("{0} engine(s): a match needs at least two")]
+    TooFewEngines(usize),
+    /// Two engines of one name.
+    #[error("two engines are named '{0}': give each engine its own name")]
+    SameName(String),
+    /// An unusable engine.
+    #[error("engine '{name}': {source}")]
+    Engine {
+        /// The engine.
+        name: String,
+        /// Why (boxed: errors stay small).
+        #[source]
+        source: Box<EngineSpecError>,
+    },
+    /// No pairs.
+    #[error("no game pairs to play")]
+    NoPairs,
+    /// More games than a match holds.
+    #[error("{0} pairs per opponent is more games than a match can hold (at most {MAX_GAMES})")]
+    TooManyGames(u64),
+    /// Unusable limits.
+    #[error("{0}")]
+    Limits(#[source] LimitError),
+    /// An empty suite.
+    #[error("{0}: no openings found")]
+    NoOpenings(String),
+    /// An opening that cannot be played.
+    #[error("{source_name}: opening {number}: {source}")]
+    Opening {
+        /// Where the suite came from.
+        source_name: String,
+        /// The opening, from 1.
+        number: usize,
+        /// Why.
+        #[source]
+        source: BadOpening,
+    },
+    /// Too many random plies.
+    #[error("{0} random opening plies: at most {MAX_RANDOM_PLIES} (random moves would end games before the engines play)")]
+    RandomPlies(u32),
+    /// A balance bound that is not positive.
+    #[error("the balance check needs a positive bound")]
+    Balance,
+    /// An SPRT for other than two engines.
+    #[error("the SPRT needs exactly two engines")]
+    SprtEngines,
+    /// A weight variation outside [0, 1).
+    #[error("weights varied by {0}: must be in [0, 1)")]
+    Vary(f64),
+    /// Weights varied for a UCI engine.
+    #[error("engine '{0}': only the bundled engine's weights can be varied")]
+    VaryUci(String),
+}

@@ -1,0 +1,85 @@
+//! The run layer's commands, configured in code (no command line).
+
+use super::*;
+use crate::play::selfplay::{SelfplayConfig, SelfplayStart, run_selfplay};
+use crate::play::spec::EngineSpec;
+use crate::play::limits::MoveLimits;
+
+/// Hears nothing.
+struct Quiet;
+
+impl MatchProgress for Quiet {
+    fn update(&self, _: &MatchState) {}
+}
+
+fn execution() -> Execution<'static> {
+    Execution { threads: 2, progress: &Quiet }
+}
+
+fn presets(a: &str, b: &str) -> Vec<EngineSpec> {
+    vec![EngineSpec::bundled(a, a).unwrap(), EngineSpec::bundled(b, b).unwrap()]
+}
+
+#[test]
+fn dates_as_pgn_writes_them() {
+    assert_eq!(date_of(0), "1970.01.01");
+    assert_eq!(date_of(951_782_400), "2000.02.29");
+    assert_eq!(date_of(1_796_083_199), "2026.11.30");
+    assert_eq!(today().len(), 10);
+}
+
+#[test]
+fn a_match_configured_in_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("m.pgn");
+    let config = MatchConfig::new(RunKind::Match, presets("classical", "kaissa"), 2, MoveLimits::nodes(300));
+    let files = RunFiles { pgn_out: Some(pgn.clone()), state: None, force: false };
+    let report = run_match(MatchStart::New { config: Box::new(config.clone()), files: files.clone() }, &execution()).unwrap();
+    assert_eq!((report.games, report.results.len()), (4, 1));
+    assert_eq!(report.results[0].wdl.games(), 4);
+    assert_eq!(report.results[0].penta.pairs(), 2);
+    assert_eq!(report.stopped, Some(StopReason::AllGamesPlayed));
+    assert_eq!(report.state.as_deref(), Some(dir.path().join("m.pgn.state.json").as_path()));
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap().matches("[Event \"pgntune match\"]").count(), 4);
+    assert!(report.to_string().starts_with("classical vs kaissa\nGames 4: "), "{report}");
+    // The same files again: refused, naming the earlier run.
+    let again = run_match(MatchStart::New { config: Box::new(config), files }, &execution());
+    assert!(matches!(again, Err(RunError::EarlierRun { kind: RunKind::Match, .. })));
+    // The state is a match's, not a verification's.
+    let wrong = run_match(MatchStart::Resume { state: dir.path().join("m.pgn.state.json"), kind: RunKind::Verify }, &execution());
+    assert!(matches!(wrong, Err(RunError::WrongKind { found: RunKind::Match, expected: RunKind::Verify, .. })));
+}
+
+#[test]
+fn a_verification_configured_in_code_reaches_a_verdict() {
+    let mut config = MatchConfig::new(RunKind::Match, presets("classical", "flat"), 400, MoveLimits::nodes(300));
+    config.sprt = Some("elo0=0 elo1=10".parse().unwrap());
+    let verdict = verify(VerifyStart::New(Box::new(VerifyConfig { config: config.clone(), files: RunFiles::default() })), &execution()).unwrap();
+    assert_eq!(verdict.outcome, VerifyOutcome::AcceptedH1);
+    assert_eq!(verdict.outcome.exit_code(), 0);
+    assert_eq!(verdict.report.kind, RunKind::Verify);
+    assert!(matches!(verdict.report.stopped, Some(StopReason::SprtAcceptedH1 { .. })));
+    let json = verdict.to_json();
+    assert_eq!(json["verdict"]["outcome"], "accepted_h1");
+    assert!(verdict.to_string().contains("classical is stronger than flat"));
+    // Without an SPRT there is no verdict to reach.
+    config.sprt = None;
+    let unsuitable = verify(VerifyStart::New(Box::new(VerifyConfig { config, files: RunFiles::default() })), &execution());
+    assert!(matches!(unsuitable, Err(RunError::Unsuitable(_))));
+}
+
+#[test]
+fn selfplay_configured_in_code_writes_compressed_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sp.pgn.gz");
+    let engine = EngineSpec::bundled("pgntune", "classical").unwrap();
+    let mut config = MatchConfig::new(RunKind::Selfplay, vec![engine.clone(), engine], 2, MoveLimits::nodes(300));
+    config.vary_weights = Some(0.2);
+    let report = run_selfplay(SelfplayStart::New(Box::new(SelfplayConfig { config, out: out.clone(), force: false })), &execution()).unwrap();
+    assert_eq!(report.games, 4);
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()), &mut text).unwrap();
+    assert_eq!(text.matches("[Event \"pgntune selfplay\"]").count(), 4);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["sp.pgn.gz"], "working files are removed");
+}

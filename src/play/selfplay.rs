@@ -1,0 +1,126 @@
+//! `pgntune selfplay` as a library call: training games by self-play with
+//! varied piece values, written to one (optionally compressed) PGN file.
+//!
+//! While it runs, the games so far are kept in `OUT.games.pgn` with a state
+//! in `OUT.state.json`, so an interrupted run continues where it stopped;
+//! both are removed once `OUT` is written. Games for a stream (standard
+//! output) go to a temporary file instead, and such a run cannot be resumed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::run::{Execution, PreparedFiles, RunError, RunKind, prepare_resume};
+use super::state::MatchState;
+use super::tournament::{MatchConfig, MatchError, Timing, play_match};
+use crate::atomic::{AtomicFile, Destination, OutputKind, OutputPlan, Registration, register};
+
+/// A new self-play run.
+#[derive(Clone, Debug)]
+pub struct SelfplayConfig {
+    /// The games: one bundled engine twice, with `vary_weights` set.
+    pub config: MatchConfig,
+    /// The output PGN; compressed when the name ends in `.zst` or `.gz`.
+    pub out: PathBuf,
+    /// Replace an earlier run's state and games, or an `out` that does not
+    /// hold self-play games.
+    pub force: bool,
+}
+
+/// How a self-play run starts.
+#[derive(Clone, Debug)]
+pub enum SelfplayStart {
+    /// A new run.
+    New(Box<SelfplayConfig>),
+    /// An interrupted run, from its state.
+    Resume(PathBuf),
+}
+
+/// What a self-play run wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfplayReport {
+    /// Games in the output.
+    pub games: u64,
+    /// The output.
+    pub out: PathBuf,
+    /// Timing of the games played in this run.
+    pub timing: Timing,
+}
+
+/// The file of the games so far beside `out`, and the state.
+fn working_files(out: &Path) -> (PathBuf, PathBuf) {
+    (PathBuf::from(format!("{}.games.pgn", out.display())), PathBuf::from(format!("{}.state.json", out.display())))
+}
+
+/// Plays (or continues) a self-play run, writes its games to the output
+/// and removes the working files.
+pub fn run_selfplay(start: SelfplayStart, execution: &Execution<'_>) -> Result<SelfplayReport, RunError> {
+    // The temporary file of a streamed run lives (and is removed on a
+    // signal) until the output is written.
+    let mut _temporary: Option<(tempfile::NamedTempFile, Registration)> = None;
+    let (state, files, fresh) = match start {
+        SelfplayStart::Resume(path) => {
+            let (state, files) = prepare_resume(&path, RunKind::Selfplay)?;
+            (state, files, false)
+        }
+        SelfplayStart::New(sp) => {
+            if sp.config.vary_weights.is_none() || sp.config.engines.len() != 2 {
+                return Err(RunError::Unsuitable("self-play is one bundled engine against itself with varied weights"));
+            }
+            sp.config.check().map_err(MatchError::from)?;
+            let mut plan = OutputPlan::new(sp.force).allow_stdout();
+            let destination = plan.output(&sp.out, OutputKind::SelfplayGames)?;
+            let (games, files) = if destination == Destination::File {
+                let (games, state) = working_files(&sp.out);
+                if state.exists() && !sp.force {
+                    return Err(RunError::EarlierRun { state, kind: RunKind::Selfplay });
+                }
+                plan.output(&games, OutputKind::MatchGames)?;
+                plan.output(&state, OutputKind::State)?;
+                (games, PreparedFiles::locked(state)?)
+            } else {
+                let temp = tempfile::Builder::new()
+                    .prefix(".pgntune-selfplay.")
+                    .suffix(".pgn")
+                    .tempfile()
+                    .map_err(|source| RunError::Io { path: std::env::temp_dir(), source })?;
+                let games = temp.path().to_path_buf();
+                let registration = register(&games);
+                _temporary = Some((temp, registration));
+                (games, PreparedFiles::none())
+            };
+            let config = MatchConfig { kind: RunKind::Selfplay, pgn_out: Some(games), selfplay_out: Some(sp.out.clone()), ..sp.config };
+            (MatchState::new(config), files, true)
+        }
+    };
+    let out = state.config.selfplay_out.clone().expect("a selfplay state has its output");
+    let games = state.config.pgn_out.clone().expect("a selfplay state has its games file");
+    let (state, timing) = match (play_match(state, files.state.as_deref(), fresh, execution.threads, execution.progress), &files.state) {
+        (Ok(done), _) => done,
+        (Err(e), Some(path)) => return Err(RunError::Kept { state: path.clone(), source: Box::new(e.into()) }),
+        (Err(e), None) => return Err(e.into()),
+    };
+    let text = std::fs::read(&games).map_err(|source| RunError::Io { path: games.clone(), source })?;
+    write_compressed(&out, &text)?;
+    let _ = std::fs::remove_file(&games);
+    if let Some(path) = &files.state {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(SelfplayReport { games: state.committed, out, timing })
+}
+
+/// Writes `bytes` to `path` (atomically, or streamed to standard output),
+/// zstd- or gzip-compressed by its extension.
+fn write_compressed(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    let io = |source| RunError::Io { path: path.to_path_buf(), source };
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let data = match ext {
+        "zst" => zstd::encode_all(bytes, 19).map_err(io)?,
+        "gz" => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(bytes).map_err(io)?;
+            e.finish().map_err(io)?
+        }
+        _ => bytes.to_vec(),
+    };
+    Ok(AtomicFile::write_all(path, &data)?)
+}

@@ -1,0 +1,122 @@
+//! `pgntune stats` as a library call: counts in, every statistic out.
+
+use std::fmt;
+
+use serde_json::{Value, json};
+
+use super::counts::{Penta, Wdl};
+use super::json::{estimate_json, penta_json, sprt_json, wdl_json};
+use super::report::Report;
+use super::sprt::{SprtConfig, SprtStatus};
+
+/// What to summarise: single-game counts, game-pair counts or both, and
+/// optionally an SPRT to judge them by.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StatsConfig {
+    /// Wins, draws and losses of the first engine.
+    pub wdl: Option<Wdl>,
+    /// Game pairs by score (LL, LD, DD+WL, WD, WW).
+    pub penta: Option<Penta>,
+    /// The SPRT bounds.
+    pub sprt: Option<SprtConfig>,
+}
+
+/// Why there is nothing to summarise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StatsError {
+    /// Neither single-game nor pair counts were given.
+    #[error("no counts: give win/draw/loss counts or game-pair counts")]
+    NoCounts,
+}
+
+/// The statistics of some counts. `Display` gives fastchess's report
+/// lines (the trinomial ones only with single-game counts) and, with an
+/// SPRT on pairs, the exact and the approximate LLR; [`StatsReport::to_json`]
+/// gives the same as one object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StatsReport {
+    /// The counts summarised.
+    pub config: StatsConfig,
+    /// The SPRT on the pairs if there are any, else on single games.
+    pub sprt: Option<SprtStatus>,
+    /// Fishtest's closed-form LLR on the pairs, beside the exact one.
+    pub llr_approx: Option<f64>,
+}
+
+/// Summarises counts.
+pub fn summarise(config: StatsConfig) -> Result<StatsReport, StatsError> {
+    if config.wdl.is_none() && config.penta.is_none() {
+        return Err(StatsError::NoCounts);
+    }
+    let sprt = config.sprt.map(|s| match &config.penta {
+        Some(p) => s.status(p),
+        None => s.status_trinomial(&config.wdl.unwrap_or_default()),
+    });
+    let llr_approx = config.sprt.zip(config.penta).map(|(s, p)| s.llr_approx(&p));
+    Ok(StatsReport { config, sprt, llr_approx })
+}
+
+impl StatsReport {
+    /// The report as one JSON object: `games` (`{"wins", "draws",
+    /// "losses"}` or `null`), `pairs` (`{"LL", "LD", "DD+WL", "WD", "WW"}` or
+    /// `null`), `trinomial` and `pentanomial` (estimates, see
+    /// [`super::json`], or `null` without their counts), `sprt` (`null`
+    /// without bounds; with pairs it adds `llr_approx`).
+    pub fn to_json(&self) -> Value {
+        let c = &self.config;
+        let sprt = c.sprt.zip(self.sprt).map(|(config, status)| {
+            let mut v = sprt_json(&config, &status);
+            v["llr_approx"] = json!(self.llr_approx);
+            v
+        });
+        json!({
+            "games": c.wdl.as_ref().map(wdl_json),
+            "pairs": c.penta.as_ref().map(penta_json),
+            "trinomial": c.wdl.map(|w| estimate_json(w.estimate())),
+            "pentanomial": c.penta.map(|p| estimate_json(p.estimate())),
+            "sprt": sprt,
+        })
+    }
+}
+
+impl fmt::Display for StatsReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = &self.config;
+        let report = Report { wdl: c.wdl.unwrap_or_default(), penta: c.penta, sprt: c.sprt };
+        if c.wdl.is_some() {
+            write!(f, "{report}")?;
+        } else {
+            // Pairs alone fix the points, not the split into wins and draws
+            // (DD and WL look alike): the pentanomial lines only.
+            let text = report.to_string();
+            let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("Games ") && !l.starts_with("Trinomial")).collect();
+            write!(f, "{}", lines.join("\n"))?;
+        }
+        if let (Some(status), Some(approx)) = (&self.sprt, self.llr_approx) {
+            write!(f, "\nLLR {:.3} (generalised SPRT, MLE multinomial); {approx:.3} by fishtest's closed-form approximation", status.llr)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_built_without_the_command_line() {
+        let sprt: SprtConfig = "elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized".parse().unwrap();
+        let report = summarise(StatsConfig { wdl: None, penta: Some(Penta([379, 10170, 21828, 10640, 343])), sprt: Some(sprt) }).unwrap();
+        let text = report.to_string();
+        assert!(text.starts_with("Pairs 43360:") && !text.contains("Trinomial"), "{text}");
+        assert!(text.ends_with("LLR 2.945 (generalised SPRT, MLE multinomial); 2.946 by fishtest's closed-form approximation"), "{text}");
+        let json = report.to_json();
+        assert_eq!(json["sprt"]["decision"], "H1");
+        assert_eq!(json["pairs"]["DD+WL"], 21828);
+        assert!(json["games"].is_null() && json["trinomial"].is_null());
+        assert!((json["sprt"]["llr"].as_f64().unwrap() - 2.945).abs() < 5e-4);
+        assert_eq!(summarise(StatsConfig::default()), Err(StatsError::NoCounts));
+        let all_won = summarise(StatsConfig { wdl: Some(Wdl::new(5, 0, 0)), ..StatsConfig::default() }).unwrap().to_json();
+        assert!(all_won["trinomial"]["degenerate"].as_str().unwrap().contains("every game won"));
+    }
+}
