@@ -9,6 +9,7 @@ mod external;
 mod extract_cli;
 mod extract_edge;
 mod extract_fuzz;
+mod evaluation;
 mod extract_rows;
 mod faults;
 mod features_imbalance;
