@@ -117,3 +117,73 @@ fn bench_signatures_are_pinned() {
         assert_eq!(report.nodes, nodes, "{preset}: bench signature changed");
     }
 }
+
+/// Every feature set, alone: the dense row of the colour-swapped position
+/// is the negation of the row, on 5,000 positions of real human games
+/// (material, PST, tempo and bishop pair included, not only the sets
+/// with their own tests).
+#[test]
+fn every_feature_set_flips_sign_under_colour_swap_on_human_games() {
+    let Some(positions) = crate::features_pawns_rooks::real_positions(&["Tal.pgn", "Karpov.pgn"], 5_000) else { return };
+    assert_eq!(positions.len(), 5_000);
+    for &set in pgntune::features::FeatureSet::ALL {
+        let layout = FeatureLayout::new(&[set]);
+        let (mut x, mut y) = (vec![0.0; layout.len()], vec![0.0; layout.len()]);
+        let mut non_zero = 0;
+        for p in &positions {
+            layout.write(p, &mut x);
+            layout.write(&mirrored(p), &mut y);
+            for (j, (a, b)) in x.iter().zip(&y).enumerate() {
+                assert!((a + b).abs() < 1e-12, "{}: column {} is {a} and {b} after the colour swap", set.name(), layout.columns()[j]);
+            }
+            non_zero += x.iter().filter(|v| **v != 0.0).count();
+        }
+        // A set that wrote nothing would pass trivially.
+        assert!(non_zero > 1_000, "{}: only {non_zero} non-zero values", set.name());
+    }
+}
+
+/// What `extract` writes is what the engine evaluates: for positions
+/// extracted from the bundled sample (by the article's rule and by the
+/// quiescence search), the row equals the feature code's vector of the
+/// row's FEN, and the engine's evaluation of that FEN is θ·row.
+#[test]
+fn the_extracted_rows_are_the_engines_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = Weights::resolve("full").unwrap();
+    let evaluator = Evaluator::new(&full).unwrap();
+    let layout = FeatureLayout::full();
+    let cp: Vec<f64> = layout.columns().iter().map(|c| full.centipawns(c)).collect();
+    for quiet in ["plies", "qsearch"] {
+        let csv = dir.path().join(format!("{quiet}.csv"));
+        pgntune()
+            .arg("extract")
+            .arg(bundled_sample())
+            .args(["--silent", "--features", "full", "--quiet", quiet, "--sample", "2", "--fen", "-o"])
+            .arg(&csv)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(header[..layout.len()], layout.columns().iter().map(String::as_str).collect::<Vec<_>>()[..]);
+        let fen_at = header.iter().position(|h| *h == "fen").unwrap();
+        let mut x = vec![0.0; layout.len()];
+        let mut rows = 0;
+        for line in lines {
+            let fields: Vec<&str> = line.split(',').collect();
+            let fen: shakmaty::fen::Fen = fields[fen_at].trim_matches('"').parse().unwrap();
+            let p: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+            layout.write(&p, &mut x);
+            for (j, v) in x.iter().enumerate() {
+                let written: f64 = fields[j].parse().unwrap();
+                assert!((written - v).abs() < 1e-6, "{quiet}: {} is {written} in the file, {v} from the FEN {}", header[j], fields[fen_at]);
+            }
+            let (want, size) = reference(&layout, &cp, &mut x, &p);
+            let got = f64::from(evaluator.evaluate_white(&p));
+            assert!((got - want).abs() <= 0.5 + size / 192.0 + 1e-9, "{quiet}: engine {got} vs θ·x {want}");
+            rows += 1;
+        }
+        assert!(rows > 3_000, "{quiet}: {rows} rows");
+    }
+}
