@@ -18,4 +18,5 @@ mod fit;
 mod interfaces;
 mod notebooks;
 mod play;
+mod proof;
 mod tune;
