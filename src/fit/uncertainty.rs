@@ -14,8 +14,6 @@ use super::linalg::spd_inverse;
 use super::model::{sigmoid, softplus};
 use super::{DrawMode, FitConfig, FitError, Loss, Model, SolverKind};
 
-/// The normal quantile of a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
 
 /// Covariance of all parameters at `param`, and the dispersion used:
 /// * cross-entropy, draws excluded or ordinal: the inverse Fisher information;
@@ -58,7 +56,7 @@ pub fn ratio_intervals(theta: &[f64], r: usize, offset: usize, cov: Option<&Arra
                 return None;
             }
             let v = 100.0 * theta[j] / tr;
-            let half = Z95 * var.sqrt();
+            let half = crate::stats::Z_95 * var.sqrt();
             Some((v - half, v + half))
         })
         .collect()
