@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::AnalysisError;
-use crate::fit::data::{MergedRows, RowMerger};
+use crate::dataset::merged::{MergedRows, RowMerger};
 use crate::fit::{DrawMode, FitConfig, fit};
 use crate::weights::{Weights, WeightsError};
 

@@ -30,7 +30,7 @@ use super::positions::Positions;
 use super::triplets::read_triplets;
 use super::{DatasetError, GameResult, RowBatch};
 use crate::features::{FeatureLayout, TermValue};
-use crate::fit::data::{MergedRows, RowMerger};
+use super::merged::{MergedRows, RowMerger};
 
 /// One row as a reader hands it over.
 struct Row<'a> {

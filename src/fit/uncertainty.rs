@@ -9,7 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::data::MergedRows;
+use crate::dataset::merged::MergedRows;
 use super::linalg::spd_inverse;
 use super::model::{sigmoid, softplus};
 use super::{DrawMode, FitConfig, FitError, Loss, Model, SolverKind};
@@ -125,7 +125,7 @@ fn resampling_units(rows: &MergedRows) -> (MergedRows, bool) {
             [(0, crate::dataset::GameResult::BlackWins), (1, crate::dataset::GameResult::Draw), (2, crate::dataset::GameResult::WhiteWins)]
         {
             for _ in 0..c[slot] as u64 {
-                games.push(super::data::GameRows { result, rows: vec![i as u32] });
+                games.push(crate::dataset::merged::GameRows { result, rows: vec![i as u32] });
             }
         }
     }
