@@ -43,24 +43,17 @@ const PLANTED: [(&str, f64); 16] = [
     ("imb_Q_R", -25.0),
 ];
 
-/// One side's pieces at random, and the other's the same with a few kinds changed by one.
+/// Both sides' pieces at random, each count drawn on its own: a collection
+/// whose rows span every product (no count is tied to another).
 fn sides(rng: &mut impl Rng) -> (Pieces, Pieces) {
-    let white = Pieces {
+    let mut side = || Pieces {
         pawns: rng.random_range(0..=8),
         knights: rng.random_range(0..=2),
         bishops: rng.random_range(0..=2),
         rooks: rng.random_range(0..=2),
         queens: rng.random_range(0..=1),
     };
-    let mut nudge = |n: u8, most: u8| if rng.random_bool(0.35) { if n == 0 || (n < most && rng.random_bool(0.5)) { n + 1 } else { n - 1 } } else { n };
-    let black = Pieces {
-        pawns: nudge(white.pawns, 8),
-        knights: nudge(white.knights, 2),
-        bishops: nudge(white.bishops, 2),
-        rooks: nudge(white.rooks, 2),
-        queens: nudge(white.queens, 1),
-    };
-    (white, black)
+    (side(), side())
 }
 
 /// Positions of the analysis' layout with results drawn from `truth` (per
