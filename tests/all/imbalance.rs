@@ -158,18 +158,32 @@ fn the_model_errors_equal_the_tuners_and_the_values_follow_the_weights() {
     assert!(fit.pawn_is_100 && fit.k > 0.0);
     assert!(fit.imbalance.dispersion < 1.0, "a third drawn at random: under-dispersed, {}", fit.imbalance.dispersion);
     // The tuner's own standard errors at the same K and weights' optimum.
+    // It starts away from the analysis' optimum (at 90% of it) and must come back to it.
     let mut config = TuneConfig::new(vec![0.0; fit.imbalance.columns.len()]);
+    config.start = fit.imbalance.weights.iter().map(|w| 0.9 * w).collect();
     config.k = ScaleK::Fixed(fit.k);
     config.lambda = 0.0;
     config.tol = 1e-9;
     config.max_iters = 2000;
     let tuned = tune(positions, &config, Arc::new(|_| {})).unwrap();
+    assert!(tuned.not_identified.is_empty() && tuned.held.is_empty(), "the tuner: not identified {:?}, held {:?}", tuned.not_identified, tuned.held);
     for (j, column) in fit.imbalance.columns.iter().enumerate() {
         let (ours, theirs) = (fit.imbalance.se[j].unwrap(), tuned.stderr[j].unwrap());
-        assert!(((ours - theirs) / theirs).abs() < 1e-4, "{column}: se {ours} vs the tuner's {theirs}");
+        assert!(
+            ((ours - theirs) / theirs).abs() < 1e-4,
+            "{column}: se {ours} vs the tuner's {theirs}; weight {} vs {}; dispersion {} vs {:?}; loss {} vs {}",
+            fit.imbalance.weights[j],
+            tuned.weights[j],
+            fit.imbalance.dispersion,
+            tuned.dispersion,
+            fit.imbalance.mean_loss,
+            tuned.train_loss
+        );
         assert!((fit.imbalance.weights[j] - tuned.weights[j]).abs() < 1e-3 * (1.0 + tuned.weights[j].abs()), "{column}");
     }
-    assert!((fit.imbalance.dispersion - tuned.dispersion.unwrap()).abs() < 1e-9);
+    // Equal up to the two optima's difference (both stop at a gradient tolerance).
+    let dispersion = tuned.dispersion.unwrap();
+    assert!(((fit.imbalance.dispersion - dispersion) / dispersion).abs() < 1e-4, "dispersion {} vs {dispersion}", fit.imbalance.dispersion);
     // The knight by own pawns moves by the Kaufman weight per pawn, at both references.
     let slope = fit.imbalance.weights[fit.imbalance.columns.iter().position(|c| c == "kaufman_N_pawns").unwrap()];
     for curve in fit.by_pawns.iter().filter(|c| c.piece == "knight") {
