@@ -447,6 +447,9 @@ fn fit_model(positions: &Arc<Positions>, options: &FitOptions, k: f64, start: Ve
     config.frozen = frozen;
     config.exclude_draws = options.draws == DrawMode::Exclude;
     config.tol = options.tol;
+    // The likelihood-ratio statistic is a difference of losses times 2n: no
+    // early stop on a small gain in loss, only the gradient tolerance.
+    config.cost_tol = 0.0;
     config.max_iters = options.max_iters;
     config.threads = options.threads;
     config.standard_errors = false;

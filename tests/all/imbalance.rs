@@ -164,6 +164,7 @@ fn the_model_errors_equal_the_tuners_and_the_values_follow_the_weights() {
     config.k = ScaleK::Fixed(fit.k);
     config.lambda = 0.0;
     config.tol = 1e-9;
+    config.cost_tol = 0.0;
     config.max_iters = 2000;
     let tuned = tune(positions, &config, Arc::new(|_| {})).unwrap();
     assert!(tuned.not_identified.is_empty() && tuned.held.is_empty(), "the tuner: not identified {:?}, held {:?}", tuned.not_identified, tuned.held);
