@@ -54,11 +54,12 @@
 //! at those configurations (see [`reference`]).
 
 mod chi_square;
+mod collections;
+mod compare;
 mod covariance;
 pub mod reference;
 mod report;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ndarray::Array2;
@@ -66,18 +67,19 @@ use serde::Serialize;
 use shakmaty::Role;
 
 pub use chi_square::chi_square_sf;
+pub use collections::{Collection, pgn_files, read};
+pub use compare::{Comparison, Difference, compare};
 use covariance::{Covariances, covariances, variance, wald};
 use reference::{ENDGAME, MIDDLEGAME, Reference};
 
-use super::run::{ReadObserver, is_dataset, stem};
+use super::run::ReadObserver;
 use crate::dataset::DatasetError;
-use crate::dataset::load::{LoadOptions, load_positions};
 use crate::dataset::positions::Positions;
 use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::DrawMode;
 use crate::fit::sparse::{ScaleK, StopReason, TuneConfig, TuneError, TuneReport, scale, tune};
 use crate::pgn::extract::ExtractError;
-use crate::pgn::{ExtractConfig, ExtractStats, InputSource, extract};
+use crate::pgn::{ExtractConfig, ExtractStats};
 use crate::stats::{Z_95, normal_cdf};
 
 /// The feature sets the analysis fits.
@@ -170,99 +172,6 @@ pub enum ImbalanceError {
         #[source]
         source: TuneError,
     },
-}
-
-/// The positions of one collection, as read.
-#[derive(Clone, Debug)]
-pub struct Collection {
-    /// Its name: an input's stem (a folder's name), or `N inputs`.
-    pub name: String,
-    /// The positions, with game ids unique over its inputs.
-    pub positions: Positions,
-    /// Per PGN input (a folder counts as one), what extraction found.
-    pub reads: Vec<(String, ExtractStats)>,
-    /// PGN and dataset files read.
-    pub files: usize,
-}
-
-/// Game ids of different inputs of one collection must differ: the input's
-/// index goes above the game's number (as in [`super::run`]).
-const GAME_BITS: u32 = 40;
-
-/// The PGN files under `dir`, recursively, in path order: names ending in
-/// `.pgn` or with `.pgn.` before a compression suffix (`.pgn.zst`).
-pub fn pgn_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-                if name.ends_with(".pgn") || name.contains(".pgn.") {
-                    found.push(path);
-                }
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-/// Reads the collections of `config`: PGN through extraction with the
-/// analysis' layout, datasets as they are (their columns must be the layout's).
-pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec<Collection>, ImbalanceError> {
-    if config.compare && config.inputs.len() < 2 {
-        return Err(ImbalanceError::Invalid("comparing needs two inputs or more (one per collection)".into()));
-    }
-    let read = ExtractConfig { layout: layout(), ..config.read.clone() };
-    let groups: Vec<Vec<&String>> = if config.compare { config.inputs.iter().map(|i| vec![i]).collect() } else { vec![config.inputs.iter().collect()] };
-    let mut collections = Vec::new();
-    for group in groups {
-        let name = if group.len() == 1 { stem(group[0].trim_end_matches('/')) } else { format!("{} inputs", group.len()) };
-        let mut collection = Collection { name, positions: Positions::new(read.layout.clone()).expect("a small layout"), reads: Vec::new(), files: 0 };
-        for (n, input) in group.into_iter().enumerate() {
-            let base = (n as u64) << GAME_BITS;
-            if is_dataset(input) {
-                let options = LoadOptions { epd_layout: read.layout.clone(), strict: false };
-                let (positions, _) = load_positions(&[input], &options)?;
-                if positions.layout() != &read.layout {
-                    let reason = format!("has the features '{}'; the analysis needs '{LAYOUT}' (extract with --features {LAYOUT})", positions.layout().spec());
-                    return Err(ImbalanceError::Input { input: input.clone(), reason });
-                }
-                collection.positions.append(&positions, base);
-                collection.files += 1;
-                continue;
-            }
-            let path = Path::new(input);
-            let sources: Vec<InputSource> = if input != "-" && path.is_dir() {
-                let files = pgn_files(path).map_err(|e| ImbalanceError::Input { input: input.clone(), reason: e.to_string() })?;
-                if files.is_empty() {
-                    return Err(ImbalanceError::Input { input: input.clone(), reason: "no PGN files in this folder".into() });
-                }
-                files.into_iter().map(InputSource::File).collect()
-            } else {
-                vec![InputSource::from_arg(input)]
-            };
-            collection.files += sources.len();
-            let size = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
-            let progress = observer.progress(input, size);
-            let positions = &mut collection.positions;
-            let stats = extract(&sources, &read, progress.as_ref(), |batch| {
-                positions.push_batch(batch, base);
-                Ok(())
-            })?;
-            if stats.found_no_game() {
-                return Err(ImbalanceError::Input { input: input.clone(), reason: "no PGN game found (not a PGN file?)".into() });
-            }
-            collection.reads.push((input.clone(), stats));
-        }
-        collection.positions.shrink_to_fit();
-        collections.push(collection);
-    }
-    Ok(collections)
 }
 
 /// A value with its standard errors: the model's and clustered by game.
@@ -635,59 +544,6 @@ fn value_by_pawns(layout: &FeatureLayout, piece: &'static str, role: Role, refer
         .collect();
     let a = reference::piece_value(layout, reference, role, reference.pieces.pawns);
     ValueByPawns { piece, reference: reference.name, phase: reference::phase(reference), values, material_only: Estimate::of(&a, &material.weights, &material.covariances) }
-}
-
-/// A difference between two collections' estimates.
-#[derive(Clone, Debug, Serialize)]
-pub struct Difference {
-    /// What is compared (an effect's key, or `knight middlegame 6 pawns`).
-    pub key: String,
-    /// The first collection's value.
-    pub first: Estimate,
-    /// The other collection's value.
-    pub other: Estimate,
-    /// `(other − first) / √(se_first² + se_other²)` with the model's errors.
-    pub z: f64,
-    /// The same with the errors clustered by game.
-    pub z_clustered: f64,
-    /// The two-sided p-value of `z_clustered`.
-    pub p_clustered: f64,
-}
-
-impl Difference {
-    fn new(key: String, first: Estimate, other: Estimate) -> Difference {
-        let d = other.value - first.value;
-        let z = d / first.se.hypot(other.se);
-        let z_clustered = d / first.se_clustered.hypot(other.se_clustered);
-        Difference { key, first, other, z, z_clustered, p_clustered: two_sided(z_clustered) }
-    }
-}
-
-/// The z-tests between two collections: Kaufman's effects, then the knight
-/// and rook values by own pawns.
-#[derive(Clone, Debug, Serialize)]
-pub struct Comparison {
-    /// The first collection.
-    pub first: String,
-    /// The collection compared with it.
-    pub other: String,
-    /// One per effect, in the effects' order.
-    pub effects: Vec<Difference>,
-    /// One per value of the by-pawns tables.
-    pub by_pawns: Vec<Difference>,
-}
-
-/// Compares `other` with `first`, estimate by estimate (each in its own
-/// collection's pawn units).
-pub fn compare(first: &CollectionFit, other: &CollectionFit) -> Comparison {
-    let effects = first.effects.iter().zip(&other.effects).map(|(a, b)| Difference::new(a.key.to_string(), a.estimate, b.estimate)).collect();
-    let mut by_pawns = Vec::new();
-    for (a, b) in first.by_pawns.iter().zip(&other.by_pawns) {
-        for (pawns, (x, y)) in PAWNS.zip(a.values.iter().zip(&b.values)) {
-            by_pawns.push(Difference::new(format!("{} {} {pawns} pawns", a.piece, a.reference), *x, *y));
-        }
-    }
-    Comparison { first: first.name.clone(), other: other.name.clone(), effects, by_pawns }
 }
 
 /// The whole analysis.
