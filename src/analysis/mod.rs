@@ -1,11 +1,13 @@
 //! Studying collections: the score curve and its logistic fit ([`curve`]),
 //! piece values per group of games and comparisons between groups
-//! ([`groups`]), and the plots that draw them ([`plots`], which compute
+//! ([`groups`]), material imbalances with their tests ([`imbalance`]),
+//! and the plots that draw them ([`plots`], which compute
 //! nothing themselves). [`run`](mod@run) is `pgntune analyze` as a library
 //! call: inputs read and grouped, everything fitted, one report.
 
 pub mod curve;
 pub mod groups;
+pub mod imbalance;
 pub mod plots;
 pub mod run;
 

@@ -1,6 +1,6 @@
 //! Figures of what the other modules computed: the score curve with its
-//! fitted logistic, the convergence of a fit trace, and piece values per
-//! group. The plots compute nothing; they take plain data and draw it.
+//! fitted logistic, the convergence of a fit trace, piece values per
+//! group, and the knight and rook by own pawns (the imbalance analysis). The plots compute nothing; they take plain data and draw it.
 //!
 //! Each function takes its data and an output path. The format follows the
 //! extension, `.svg` or `.png` (in any case); anything else is an error
@@ -24,6 +24,7 @@ mod canvas;
 mod convergence;
 mod group_comparison;
 mod heatmap;
+mod imbalance;
 mod score_curve;
 #[cfg(test)]
 mod tests;
@@ -101,6 +102,37 @@ pub struct PstHeatmapPlot {
     pub boards: Vec<(String, Vec<f64>)>,
 }
 
+/// One piece's value against the number of own pawns, in one collection
+/// at one reference configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PawnCurve {
+    /// The collection, such as `human`.
+    pub collection: String,
+    /// The piece, such as `knight`: one panel each.
+    pub piece: String,
+    /// The reference configuration, such as `middlegame`.
+    pub reference: String,
+    /// Own pawn counts, increasing.
+    pub pawns: Vec<f64>,
+    /// The value at each count.
+    pub values: Vec<f64>,
+    /// 95% intervals of the values; empty when there are none.
+    pub ci95: Vec<(f64, f64)>,
+}
+
+/// Piece values by own pawns (the imbalance analysis): a panel per piece,
+/// a line per collection and reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImbalancePlot {
+    pub title: String,
+    /// The value axis' unit, such as `centipawns`.
+    pub unit: String,
+    pub curves: Vec<PawnCurve>,
+    /// Per piece, a slope (value per pawn) drawn dashed through the piece's
+    /// first curve at five pawns (Kaufman's).
+    pub kaufman_slopes: Vec<(String, f64)>,
+}
+
 /// Why a plot was not written.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
@@ -165,6 +197,15 @@ pub fn convergence(plot: &ConvergencePlot, path: &Path) -> Result<(), PlotError>
 /// not finite is left out; so is an interval that is not.
 pub fn group_comparison(plot: &GroupComparisonPlot, path: &Path) -> Result<(), PlotError> {
     let figure = group_comparison::Comparison::new(plot)?;
+    canvas::render(&figure, path)
+}
+
+/// Draws piece values by own pawns: a panel per piece, each curve a line
+/// (colour: collection; solid or dashed: the first or a later reference)
+/// over its 95% band, and the slopes of [`ImbalancePlot::kaufman_slopes`]
+/// dashed grey. Values or interval ends that are not finite are left out.
+pub fn imbalance_by_pawns(plot: &ImbalancePlot, path: &Path) -> Result<(), PlotError> {
+    let figure = imbalance::PawnValues::new(plot)?;
     canvas::render(&figure, path)
 }
 

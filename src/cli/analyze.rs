@@ -4,16 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::extract::{ReadArgs, report};
 use super::fit::FitArgs;
+use super::tune::SolverArg;
 use super::progress::ReadProgress;
 use super::values::{at_least, check_threads};
+use crate::analysis::imbalance::{self, FitOptions, ImbalanceConfig, LAYOUT};
 use crate::analysis::run::FIGURES;
 use crate::analysis::{AnalyzeConfig, GroupKey, GroupTable, Grouping, ReadObserver, Scale, ScoreCurve, run};
 use crate::atomic::{OutputKind, OutputPlan};
+use crate::features::FeatureLayout;
+use crate::fit::{DrawMode, Loss};
 use crate::pgn::extract::Progress;
 
 /// Arguments of `pgntune analyze`.
@@ -48,9 +52,13 @@ pub struct AnalyzeCommand {
     #[arg(long, default_value_t = 250, value_name = "N", allow_negative_numbers = true, value_parser = at_least(0))]
     pub min_decisive: u64,
 
-    /// Write the figures (score curve, convergence, group comparison) as PNG and SVG into this directory (created if missing).
+    /// Write the figures (score curve, convergence, group comparison; with --imbalance the knight and rook by own pawns) as PNG and SVG into this directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+
+    /// Material imbalance: fit material_tapered + bishop_pair + imbalance without a penalty and test Kaufman's findings (knight and rook by own pawns, rook pair, queen and rook, bishop pair) against material alone; inputs may be folders of PGN files; --draws exclude or half.
+    #[arg(long, conflicts_with_all = ["group_by", "player"])]
+    pub imbalance: bool,
 
     #[command(flatten)]
     pub read: ReadArgs,
@@ -153,6 +161,9 @@ impl AnalyzeCommand {
 }
 
 pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
+    if args.imbalance {
+        return run_imbalance(args);
+    }
     let config = args.config()?;
     check_threads("--threads", args.read.threads, args.fit.force)?;
     let mut plan = OutputPlan::new(args.fit.force);
@@ -200,6 +211,84 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
         analysis.write_figures(dir)?;
         if !args.read.quiet {
             eprintln!("figures written to {}", dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// The options of the ordinary analysis that `--imbalance` cannot honour.
+fn check_imbalance_options(args: &AnalyzeCommand) -> Result<()> {
+    if args.read.features != "material" && FeatureLayout::parse(&args.read.features).ok() != Some(imbalance::layout()) {
+        bail!("--imbalance fits its own features ({LAYOUT}); leave out --features");
+    }
+    let fit = &args.fit;
+    // The default of --lambda: any other value was asked for.
+    if fit.lambda != 1e-6 {
+        bail!("--imbalance fits without a penalty (a likelihood-ratio test needs the likelihood itself); leave out --lambda");
+    }
+    let unsupported = [
+        (fit.intercept, "--intercept"),
+        (fit.bootstrap.is_some(), "--bootstrap"),
+        (fit.holdout.is_some(), "--holdout"),
+        (fit.weights_out.is_some(), "--weights-out"),
+        (fit.trace.is_some(), "--trace"),
+        (fit.solver != SolverArg::Lbfgs, "--solver other than lbfgs"),
+        (fit.loss != Loss::CrossEntropy, "--loss mse"),
+        (fit.draws == DrawMode::Ordinal, "--draws ordinal"),
+    ];
+    if let Some((_, option)) = unsupported.iter().find(|(given, _)| *given) {
+        bail!("--imbalance does not take {option} (it fits the logistic likelihood with L-BFGS; --draws exclude or half)");
+    }
+    Ok(())
+}
+
+/// `analyze --imbalance`: the library's imbalance analysis, printed.
+fn run_imbalance(args: AnalyzeCommand) -> Result<()> {
+    check_imbalance_options(&args)?;
+    check_threads("--threads", args.read.threads, args.fit.force)?;
+    let fit = FitOptions {
+        draws: args.fit.draws,
+        k: None,
+        tol: args.fit.tol.unwrap_or(FitOptions::default().tol),
+        max_iters: args.fit.iters.unwrap_or(FitOptions::default().max_iters),
+        threads: args.read.threads,
+    };
+    let config = ImbalanceConfig { inputs: args.inputs.clone(), read: args.read.config(args.fit.seed)?, compare: args.compare, fit };
+    let mut plan = OutputPlan::new(args.fit.force);
+    for input in &args.inputs {
+        plan.input(Path::new(input));
+    }
+    if let Some(dir) = &args.plot {
+        plan.folder(dir)?;
+        if dir.is_dir() {
+            for ext in ["png", "svg"] {
+                plan.output(&dir.join(format!("{}.{ext}", imbalance::FIGURE)), OutputKind::Figure)?;
+            }
+        }
+    }
+    let quiet = args.read.quiet;
+    let stage = |message: &str| {
+        if !quiet {
+            eprintln!("{message}");
+        }
+    };
+    let analysis = imbalance::run(&config, &Observer { quiet }, &stage)?;
+    for (input, stats) in analysis.reads.iter().flatten() {
+        report(stats, true);
+        if !quiet {
+            eprintln!("{input}: {}", stats.summary_line());
+        }
+    }
+    if args.fit.json {
+        outln!("{}", serde_json::to_string_pretty(&analysis.to_json())?)?;
+    } else {
+        out!("{}", analysis.to_text())?;
+    }
+    if let Some(dir) = &args.plot {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        analysis.write_figure(dir)?;
+        if !quiet {
+            eprintln!("figure written to {}", dir.display());
         }
     }
     Ok(())

@@ -8,7 +8,7 @@ use crate::common::*;
 
 /// A program on the PATH, or `None` (with a message). With
 /// `PGNTUNE_REQUIRE_TOOLS=1` (as CI sets it) a missing program fails.
-fn tool(name: &str, package: &str) -> Option<String> {
+pub(crate) fn tool(name: &str, package: &str) -> Option<String> {
     let found = Command::new("sh").arg("-c").arg(format!("command -v {name}")).output().ok().filter(|o| o.status.success());
     if let Some(o) = found {
         return Some(String::from_utf8_lossy(&o.stdout).trim().to_string());
