@@ -17,4 +17,6 @@ mod fit;
 mod interfaces;
 mod notebooks;
 mod play;
+mod scale;
+mod spark;
 mod tune;
