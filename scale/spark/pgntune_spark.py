@@ -138,7 +138,9 @@ def spark_session(args, name):
         builder = builder.master(args.master)
     # Executors run this very Python (PySpark's workers and the pipe's parser).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = builder.config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", str(args.partitions))
+    # binaryFiles packs files smaller than the "open cost" (4 MB) into one
+    # task; a cost of one byte leaves every shard a task of its own.
+    builder = builder.config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", str(args.partitions)).config("spark.files.openCostInBytes", "1").config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -229,8 +231,10 @@ def cmd_extract(args):
 # ----------------------------------------------------------------- fit
 
 def pgntune_theta(binary, dataset, args, extra):
-    out = subprocess.run([binary, "fit", str(dataset), "--json", "-q", "--lambda", repr(args.lam), "--draws", args.draws] + extra, check=True, capture_output=True, text=True).stdout
-    report = json.loads(out)
+    run = subprocess.run([binary, "fit", str(dataset), "--json", "-q", "--lambda", repr(args.lam), "--draws", args.draws] + extra, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit("pgntune fit failed: " + run.stderr.strip())
+    report = json.loads(run.stdout)
     if "theta" in report:
         return report["theta"]
     return {c["name"]: c["value"] for c in report["columns"]}
@@ -278,7 +282,7 @@ def cmd_fit(args):
                 f.write("# game %d plies %d\n%s %s\n" % (r["game"], r["ply"], "%g" % r["label"], " ".join("%d:%r" % (j + 1, v) for j, v in zip(r["idx"], r["val"]))))
         prior = work / "zero.toml"
         sets = ", ".join('"%s"' % s for s in layout.split(","))
-        prior.write_text("format = 1\nfeatures = [%s]\nscale = 1.0\ndefault = 0\n" % sets)
+        prior.write_text("format = 1\nfeatures = [%s]\nscale = 1.0\ndefault = 0\n[weights]\n" % sets)
         extra = ["--prior", str(prior), "--k", repr(400 / 2.302585092994046), "--tol", "1e-10", "--iters", "5000"]
         summary = {}
     theta_pgntune = pgntune_theta(args.pgntune, dataset, args, extra)

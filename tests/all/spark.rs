@@ -50,7 +50,7 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
     let d = dir.path();
     // The bundled sample and a game with an illegal move, in 4 shards.
     let bad = d.join("bad.pgn");
-    std::fs::write(&bad, "[Event \"bad\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 Nf9 5. O-O 1-0\n").unwrap();
+    std::fs::write(&bad, "[Event \"bad\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 Ke6 5. O-O 1-0\n").unwrap();
     let shards = d.join("shards");
     pgntune().arg("split").arg(bundled_sample()).arg(&bad).args(["--games", "600", "-q", "-o"]).arg(&shards).assert().success();
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(shards.join("manifest.json")).unwrap()).unwrap();
@@ -83,7 +83,7 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
     assert_eq!(report["games"].as_u64(), Some(2001));
     let messages = report["messages"].as_array().unwrap();
     assert!(
-        messages.iter().any(|m| m.as_str().unwrap().starts_with("shard 3: ") && m.as_str().unwrap().contains("illegal move 'Nf9'")),
+        messages.iter().any(|m| m.as_str().unwrap().starts_with("shard 3: ") && m.as_str().unwrap().contains("illegal move 'Ke6'")),
         "the bad game is reported with its shard: {messages:?}"
     );
 
