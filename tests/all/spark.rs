@@ -9,7 +9,7 @@ use std::process::Command;
 
 use crate::common::*;
 
-/// Java and PySpark, or `None` with a message (a failure when tools are required).
+/// Whether Java and PySpark are installed; when not, a clear SKIPPED message (a failure when tools are required).
 fn spark_available() -> bool {
     let java = Command::new("java").arg("-version").output().is_ok_and(|o| o.status.success());
     let pyspark = Command::new("python3").args(["-c", "import pyspark, numpy"]).output().is_ok_and(|o| o.status.success());
@@ -43,16 +43,17 @@ fn run_job(args: &[&str]) -> (serde_json::Value, String) {
 
 #[test]
 fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees_with_pgntune() {
+    let Some(games) = shared("human/Capablanca.pgn") else { return };
     if !spark_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // The bundled sample and a game with an illegal move, in 4 shards.
+    // Capablanca's 597 games and a game with an illegal move, in 4 shards.
     let bad = d.join("bad.pgn");
     std::fs::write(&bad, "[Event \"bad\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 Ke6 5. O-O 1-0\n").unwrap();
     let shards = d.join("shards");
-    pgntune().arg("split").arg(bundled_sample()).arg(&bad).args(["--games", "600", "-q", "-o"]).arg(&shards).assert().success();
+    pgntune().arg("split").arg(&games).arg(&bad).args(["--games", "150", "-q", "-o"]).arg(&shards).assert().success();
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(shards.join("manifest.json")).unwrap()).unwrap();
     let count = manifest["shards"].as_array().unwrap().len();
     assert_eq!(count, 4);
@@ -77,10 +78,10 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
     assert!(marker.exists(), "the first attempt at shard 1 was killed");
     // One machine, all inputs at once: the same multiset of rows.
     let svm = d.join("rows.svm");
-    pgntune().arg("extract").arg(bundled_sample()).arg(&bad).args(["-q", "-o"]).arg(&svm).assert().success();
+    pgntune().arg("extract").arg(&games).arg(&bad).args(["-q", "-o"]).arg(&svm).assert().success();
     let (one, _) = run_job(&["rows-hash", svm.to_str().unwrap()]);
     assert_eq!(report["digest"], one["digest"], "Spark's rows differ from one machine's: {report}");
-    assert_eq!(report["games"].as_u64(), Some(2001));
+    assert_eq!(report["games"].as_u64(), Some(598));
     let messages = report["messages"].as_array().unwrap();
     assert!(
         messages.iter().any(|m| m.as_str().unwrap().starts_with("shard 3: ") && m.as_str().unwrap().contains("illegal move 'Ke6'")),
