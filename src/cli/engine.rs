@@ -16,9 +16,9 @@ use crate::weights::Weights;
 /// Which weights the engine plays with.
 #[derive(Debug, Clone, Args)]
 pub struct WeightsArg {
-    /// A weights file written by `fit --weights-out`, or a preset: classical, kaissa, pgnlearn2015, flat.
+    /// A weights file written by `fit --weights-out` or `tune`, or a preset: full (the hand-set whole evaluation, the default), classical, kaissa, pgnlearn2015, flat.
     /// Material-only weights play with the built-in piece-square tables added.
-    #[arg(long, short = 'w', default_value = "classical", value_name = "FILE|PRESET")]
+    #[arg(long, short = 'w', default_value = crate::presets::DEFAULT_ENGINE, value_name = "FILE|PRESET")]
     pub weights: String,
 }
 

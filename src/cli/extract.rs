@@ -35,7 +35,7 @@ pub struct ReadArgs {
     pub quiet_mode: Option<QuietArg>,
 
     /// The weights whose quiescence search --quiet qsearch follows (a file or a preset).
-    #[arg(long, default_value = "classical", value_name = "WEIGHTS")]
+    #[arg(long, default_value = crate::presets::DEFAULT_ENGINE, value_name = "WEIGHTS")]
     pub qsearch_weights: String,
 
     /// Keep at most K positions per game, chosen at random (by --seed), for less correlated training data.

@@ -315,8 +315,8 @@ pub struct VerifyCommand {
     /// The candidate weights (a weights file or preset; any file name).
     #[arg(value_name = "CANDIDATE", required_unless_present = "resume")]
     pub candidate: Option<String>,
-    /// The weights to beat.
-    #[arg(long, default_value = "classical")]
+    /// The weights to beat [default: full, the engine's hand-set whole evaluation].
+    #[arg(long, default_value = crate::presets::DEFAULT_ENGINE)]
     pub baseline: String,
     /// SPRT bounds; the match stops when they decide.
     #[arg(long, default_value = "elo0=0 elo1=10 alpha=0.05 beta=0.05 model=normalized", value_name = "BOUNDS")]
@@ -385,7 +385,7 @@ pub struct SelfplayCommand {
     #[arg(long, value_name = "FILE", required_unless_present = "resume")]
     pub out: Option<PathBuf>,
     /// Weights both sides start from (preset or file).
-    #[arg(long, default_value = "classical")]
+    #[arg(long, default_value = crate::presets::DEFAULT_ENGINE)]
     pub weights: String,
     /// Each pair, each side's piece values (N, B, R, Q) are scaled by a random factor within 1 ± this (in [0, 1)).
     #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = fraction_below_one)]

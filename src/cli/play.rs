@@ -134,10 +134,10 @@ impl OpeningArgs {
 #[derive(Debug, Args)]
 pub struct PlayCommand {
     /// White: a weights file or preset.
-    #[arg(long, default_value = "classical")]
+    #[arg(long, default_value = crate::presets::DEFAULT_ENGINE)]
     pub white: String,
     /// Black: a weights file or preset.
-    #[arg(long, default_value = "classical")]
+    #[arg(long, default_value = crate::presets::DEFAULT_ENGINE)]
     pub black: String,
     /// Start from this FEN instead of the standard position (Chess960 castling rights are accepted).
     #[arg(long)]

@@ -316,19 +316,29 @@ impl MatchConfig {
 }
 
 /// The weights engine `engine` plays pair `pair` with, when self-play
-/// varies them: the spec's material values (centipawns) times 1 + vary·u,
-/// u uniform in [−1, 1] per piece, seeded by (seed, pair, engine).
+/// varies them: the spec's weights with each piece's material value (N, B,
+/// R, Q; both halves of a tapered value) times 1 + vary·u, u uniform in
+/// [−1, 1] per piece, seeded by (seed, pair, engine). Every other term
+/// stays as it is.
 pub fn varied_weights(spec: &EngineSpec, vary: f64, seed: u64, pair: u64, engine: usize) -> Option<(String, crate::weights::Weights)> {
     use rand::Rng;
     let EngineKind::Bundled { weights, .. } = &spec.kind else { return None };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (engine as u64 + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
-    let mut cp = [0.0; 5];
-    for (j, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
-        let base = weights.centipawns(column);
-        cp[j] = if j == 0 { base } else { (base * (1.0 + vary * rng.random_range(-1.0..=1.0))).round() };
+    let mut varied = weights.clone();
+    let mut shown = Vec::new();
+    for piece in ["N", "B", "R", "Q"] {
+        let factor = 1.0 + vary * rng.random_range(-1.0..=1.0);
+        for column in [piece.to_string(), format!("mg_{piece}"), format!("eg_{piece}")] {
+            if let Some(w) = varied.weights.get_mut(&column) {
+                *w = (*w * varied.scale * factor).round() / varied.scale;
+            }
+        }
+        let value = weights.centipawns(piece) + weights.centipawns(&format!("mg_{piece}"));
+        shown.push(format!("{}", (value * factor).round()));
     }
-    let name = format!("{} {}/{}/{}/{}/{}", spec.name, cp[0], cp[1], cp[2], cp[3], cp[4]);
-    Some((name.clone(), crate::weights::Weights::material(&name, cp)))
+    let name = format!("{} {}", spec.name, shown.join("/"));
+    varied.name = name.clone();
+    Some((name, varied))
 }
 
 /// A match configuration that cannot be played.

@@ -220,7 +220,7 @@ impl FromStr for EngineSpec {
                         return Err(EngineSpecError::UciOnly(key.to_string()));
                     }
                 }
-                let source = weights.unwrap_or_else(|| "classical".to_string());
+                let source = weights.unwrap_or_else(|| crate::presets::DEFAULT_ENGINE.to_string());
                 let resolved = Weights::resolve(&source).map_err(EngineSpecError::Weights)?;
                 EngineKind::Bundled { source, weights: resolved, hash_mb: hash.unwrap_or(DEFAULT_HASH_MB) }
             }

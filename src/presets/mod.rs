@@ -18,6 +18,10 @@ use crate::weights::{FORMAT, Weights};
 /// The name of the whole-evaluation preset.
 pub const FULL: &str = "full";
 
+/// The weights the engine plays with when none are named: the hand-set
+/// whole evaluation.
+pub const DEFAULT_ENGINE: &str = FULL;
+
 /// The engine's default weights for every column of `layout`, in
 /// centipawns: the `full` preset's values, and for the untapered `material`
 /// set the classical 1-3-3-5-9 scale.

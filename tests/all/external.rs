@@ -71,3 +71,40 @@ fn octave_loads_the_matrix_and_newton_agrees() {
     close(&values(&out.stdout, "coef"), &theta, "Octave coefficients");
     close(&values(&out.stdout, "se"), &se, "Octave standard errors");
 }
+
+/// A tapered layout (mg/eg material, bishop pair, tempo: 14 columns) fitted
+/// by pgntune's sparse tuner at λ = 0 and by R's glm on the `.ijv`
+/// triplets loaded with `Matrix::sparseMatrix`: the same θ and standard
+/// errors to 1e-6. The tuner runs at K = 400/ln 10, where its centipawn
+/// weights are the logistic θ.
+#[test]
+fn r_loads_the_sparse_triplets_and_its_glm_agrees_with_the_tuner() {
+    use pgntune::dataset::load::{LoadOptions, load_positions};
+    use pgntune::features::FeatureLayout;
+    use pgntune::fit::sparse::{ScaleK, StopReason, TuneConfig, tune};
+    let (Some(pgn), Some(rscript)) = (shared("pgnlearn/OpenRating.pgn"), tool("Rscript", "r-base-core")) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let ijv = dir.path().join("rows.ijv");
+    pgntune().arg("extract").arg(&pgn).args(["--silent", "--features", "material_tapered,bishop_pair,tempo", "-o"]).arg(&ijv).assert().success();
+    let out = Command::new(rscript).arg(repo("tests/external/sparse_glm.R")).arg(&ijv).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = values(&out.stdout, "rows");
+    assert_eq!(rows[1], 14.0);
+    assert!(rows[0] > 100_000.0, "{rows:?}");
+
+    let options = LoadOptions { epd_layout: FeatureLayout::default(), strict: true };
+    let (positions, _) = load_positions(&[&ijv], &options).unwrap();
+    let mut config = TuneConfig::new(vec![0.0; 14]);
+    config.k = ScaleK::Fixed(400.0 / std::f64::consts::LN_10);
+    config.lambda = 0.0;
+    config.exclude_draws = true;
+    config.tol = 1e-11;
+    config.cost_tol = 0.0;
+    config.max_iters = 5000;
+    let fitted = tune(std::sync::Arc::new(positions), &config, std::sync::Arc::new(|_| {})).unwrap();
+    assert_ne!(fitted.stopped, StopReason::IterationLimit);
+    assert_eq!(fitted.train_positions as f64, rows[0]);
+    close(&values(&out.stdout, "coef"), &fitted.weights, "R glm coefficients of the tapered layout");
+    let se: Vec<f64> = fitted.stderr.iter().map(|s| s.expect("every column is identified")).collect();
+    close(&values(&out.stdout, "se"), &se, "R standard errors of the tapered layout");
+}

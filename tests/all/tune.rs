@@ -31,6 +31,7 @@ fn the_sparse_fit_equals_the_dense_fit_on_material() {
     config.lambda = 0.0;
     config.exclude_draws = true;
     config.tol = 1e-11;
+    config.cost_tol = 0.0;
     config.max_iters = 2000;
     let sparse = tune(Arc::new(positions), &config, Arc::new(|_| {})).unwrap();
     assert_ne!(sparse.stopped, StopReason::IterationLimit, "{:?}", sparse.stopped);

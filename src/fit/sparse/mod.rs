@@ -79,8 +79,10 @@ pub struct TuneConfig {
     pub eval_weight: f64,
     /// Leave out positions of drawn games.
     pub exclude_draws: bool,
-    /// Stop L-BFGS when the gradient norm on the logistic scale is below this.
+    /// Stop L-BFGS when the norm of the preconditioned gradient is below this.
     pub tol: f64,
+    /// Stop L-BFGS when an iteration lowers the objective by less than this.
+    pub cost_tol: f64,
     /// Iteration (L-BFGS) limit.
     pub max_iters: u64,
     /// Hold out this fraction of games (by a hash of the game id and the seed).
@@ -107,6 +109,7 @@ impl TuneConfig {
             eval_weight: 0.0,
             exclude_draws: false,
             tol: 1e-7,
+            cost_tol: 1e-9,
             max_iters: 500,
             holdout: None,
             threads: 0,
@@ -139,7 +142,9 @@ pub enum TuneError {
 pub enum StopReason {
     /// The gradient norm fell below the tolerance.
     Converged,
-    /// The loss stopped changing within double precision.
+    /// An iteration lowered the loss by less than the cost tolerance.
+    LossSettled,
+    /// The line search found no lower loss within double precision.
     NoProgress,
     /// The iteration or epoch limit was reached.
     IterationLimit,
@@ -152,7 +157,8 @@ impl StopReason {
     pub fn describe(self) -> &'static str {
         match self {
             StopReason::Converged => "the gradient norm fell below the tolerance",
-            StopReason::NoProgress => "the loss stopped improving within double precision",
+            StopReason::LossSettled => "an iteration improved the loss by less than the cost tolerance",
+            StopReason::NoProgress => "the line search found no lower loss within double precision",
             StopReason::IterationLimit => "the iteration limit was reached",
             StopReason::NothingToTune => "no column was free to move",
         }
@@ -244,6 +250,9 @@ pub struct TuneReport {
     pub holdout_loss: Option<f64>,
     /// Iterations (L-BFGS) or epochs (Adam).
     pub iterations: u64,
+    /// Passes over the training positions the solver made (line searches
+    /// take more than one per iteration).
+    pub passes: u64,
     /// Why it stopped.
     pub stopped: StopReason,
     /// The solver's name.
@@ -335,7 +344,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let outcome = if freedom.free.iter().any(|&f| f) {
         run::minimise(&setup, config)?
     } else {
-        run::Outcome { weights: config.start.clone(), iterations: 0, stopped: StopReason::NothingToTune, trace: Vec::new() }
+        run::Outcome { weights: config.start.clone(), iterations: 0, passes: 0, stopped: StopReason::NothingToTune, trace: Vec::new() }
     };
     let weights = outcome.weights;
 
@@ -391,6 +400,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         start_holdout_loss,
         holdout_loss: test.as_ref().map(|t| mean_loss(t, &weights)),
         iterations: outcome.iterations,
+        passes: outcome.passes,
         stopped: outcome.stopped,
         solver: match config.solver {
             TuneSolver::Lbfgs => "lbfgs",

@@ -34,7 +34,7 @@ impl TuneReport {
         }
         let k = if self.k_fitted { format!("K = {:.4} (fitted on the starting weights)", self.k) } else { format!("K = {:.4}", self.k) };
         let _ = writeln!(t, "Model: P(white scores) = 1 / (1 + 10^(-K·eval/400)), {k}; loss {}", if self.loss == "ce" { "cross-entropy" } else { "squared error" });
-        let _ = writeln!(t, "Solver: {} , {} iterations in {:.1} s; stopped: {}", self.solver, self.iterations, self.seconds, self.stopped.describe());
+        let _ = writeln!(t, "Solver: {}, {} iterations ({} passes over the positions) in {:.1} s; stopped: {}", self.solver, self.iterations, self.passes, self.seconds, self.stopped.describe());
         let _ = writeln!(t, "Loss: training {:.6} -> {:.6} ({:+.2}%)", self.start_loss, self.train_loss, 100.0 * (self.train_loss / self.start_loss - 1.0));
         if let (Some(a), Some(b)) = (self.start_holdout_loss, self.holdout_loss) {
             let _ = writeln!(t, "      held out {a:.6} -> {b:.6} ({:+.2}%) on {} positions of held-out games", 100.0 * (b / a - 1.0), self.holdout_positions);
@@ -87,6 +87,7 @@ impl TuneReport {
             "loss": self.loss,
             "solver": self.solver,
             "iterations": self.iterations,
+            "passes": self.passes,
             "stopped": self.stopped,
             "seconds": self.seconds,
             "train_positions": self.train_positions,

@@ -32,6 +32,7 @@ pub(super) struct Setup {
 pub(super) struct Outcome {
     pub weights: Vec<f64>,
     pub iterations: u64,
+    pub passes: u64,
     pub stopped: StopReason,
     pub trace: Vec<TraceRow>,
 }
@@ -61,6 +62,8 @@ pub(super) struct TuneProblem {
     /// gradient of the same point one after the other; one pass gives both.
     cache: Arc<Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>>,
     evaluations: Arc<AtomicU64>,
+    /// Passes over the training positions (cost and gradient together).
+    passes: Arc<AtomicU64>,
 }
 
 impl TuneProblem {
@@ -103,6 +106,7 @@ impl TuneProblem {
             return (*cost, g.clone());
         }
         let w = self.weights_of(param);
+        self.passes.fetch_add(1, Ordering::Relaxed);
         let (cost, mut g) = self.raw(&w, Selection::Mask(&self.train));
         // The chain rule, then the projection in the solver's own scale (a
         // held sum Σ w_j = Σ p_j / unit_j is a weighted sum of parameters).
@@ -208,6 +212,7 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         unit: unit.clone(),
         cache: Arc::new(Mutex::new(None)),
         evaluations: evaluations.clone(),
+        passes: Arc::new(AtomicU64::new(0)),
     };
     let trace = Arc::new(Mutex::new(Vec::new()));
     let limit = match config.solver {
@@ -229,7 +234,11 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
             // coordinates all have unit curvature.
             let solver = LBFGS::new(HagerZhangLineSearch::new(), 10)
                 .with_tolerance_grad(config.tol)
-                .and_then(|s| s.with_tolerance_cost(0.0))
+                // Also stop once an iteration improves the mean loss by less
+                // than this: on millions of positions the last digits of the
+                // gradient are noise, and chasing them costs hundreds of
+                // passes for changes in the ninth decimal.
+                .and_then(|s| s.with_tolerance_cost(config.cost_tol))
                 .map_err(TuneError::Solver)?;
             let result = Executor::new(problem.clone(), solver)
                 .configure(|s| s.param(start.clone()).max_iters(config.max_iters))
@@ -260,12 +269,13 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         Some(TerminationReason::SolverConverged) => {
             let (_, g) = problem.full(weights.as_slice().expect("contiguous"));
             let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
-            if norm < config.tol { StopReason::Converged } else { StopReason::NoProgress }
+            if norm < config.tol { StopReason::Converged } else { StopReason::LossSettled }
         }
         _ => StopReason::NoProgress,
     };
     let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
-    Ok(Outcome { weights: problem.weights_of(weights.as_slice().expect("contiguous")), iterations, stopped, trace })
+    let passes = problem.passes.load(Ordering::Relaxed);
+    Ok(Outcome { weights: problem.weights_of(weights.as_slice().expect("contiguous")), iterations, passes, stopped, trace })
 }
 
 /// The preconditioner: per column, the square root of the diagonal of the

@@ -40,6 +40,7 @@ fn exact(columns: usize) -> TuneConfig {
     config.k = ScaleK::Fixed(1.0);
     config.lambda = 0.0;
     config.tol = 1e-8;
+    config.cost_tol = 0.0;
     config
 }
 

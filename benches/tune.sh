@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The whole-evaluation tuner's targets (issue 11), measured:
+#   1. `tune --features full --quiet qsearch` on the human collection
+#      (64,688 games): wall time and peak memory (targets: 2 minutes on
+#      2 cores, 4 GB), and its held-out log-loss (10% of the games held
+#      out) against material-only fits on the same games and positions
+#      (target: at least 3% lower than the article's material);
+#   2. one full-batch gradient over 10 million positions of the full
+#      layout (target: 1 s on 2 cores), with the bytes it reads per second;
+#   3. extraction with the full layout and `--quiet plies`, MB/s per core
+#      (target: 25 MB/s per core).
+#
+# Usage: benches/tune.sh [PART...]   (parts: tune gradient extract; default all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(tune gradient extract)
+human=(../shared/data/human/*.pgn)
+if [ ! -e "${human[0]}" ]; then
+    echo "SKIPPED: ../shared/data/human is absent (the shared game collections are not beside the repository)"
+    exit 0
+fi
+cargo build --release --quiet --bin pgntune --example gradient_speed
+bin=target/release/pgntune
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$@"; }
+
+for part in "${parts[@]}"; do case $part in
+tune)
+    /usr/bin/time -f '%e %M' -o "$out/time" "$bin" tune -q "${human[@]}" --features full --quiet qsearch --holdout 0.1 --json > "$out/full.json"
+    read -r wall kb < "$out/time"
+    # The same positions (the quiescence search of the default weights picks
+    # them, whatever the layout) and the same held-out games, fitted with
+    # material only: the article's five numbers, and tapered material.
+    for sets in material material_tapered; do
+        "$bin" tune -q "${human[@]}" --features $sets --quiet qsearch --holdout 0.1 --prior flat --json > "$out/$sets.json"
+    done
+    full=$(field "$out/full.json" holdout_loss)
+    printf 'tune human/*.pgn --features full --quiet qsearch: %.1f s wall, %.2f GB peak memory (%s positions, %s iterations, stopped: %s)\n' \
+        "$wall" "$(echo "$kb / 1048576" | bc -l)" "$(field "$out/full.json" train_positions+holdout_positions)" \
+        "$(field "$out/full.json" iterations)" "$(field "$out/full.json" stopped)"
+    for sets in material material_tapered; do
+        m=$(field "$out/$sets.json" holdout_loss)
+        printf 'held-out log-loss: full %.5f, %-16s %.5f: full is %.2f%% lower\n' "$full" "$sets" "$m" "$(echo "($m - $full) / $m * 100" | bc -l)"
+    done
+    ;;
+gradient)
+    target/release/examples/gradient_speed 10 ;;
+extract)
+    bytes=$(cat "${human[@]}" | wc -c)
+    for threads in 1 2; do
+        t0=$(date +%s.%N)
+        "$bin" extract -q -j $threads "${human[@]}" --features full --quiet plies -o "$out/rows.parquet" --force
+        s=$(echo "$(date +%s.%N) - $t0" | bc -l)
+        awk -v s="$s" -v b="$bytes" -v j=$threads 'BEGIN { printf "extract --features full --quiet plies -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core\n", j, s, b/1e6/s, b/1e6/s/j }'
+    done ;;
+*) echo "unknown part '$part' (tune, gradient, extract)" >&2; exit 2 ;;
+esac; done
