@@ -138,9 +138,17 @@ def spark_session(args, name):
         builder = builder.master(args.master)
     # Executors run this very Python (PySpark's workers and the pipe's parser).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    # binaryFiles packs files smaller than the "open cost" (4 MB) into one
-    # task; a cost of one byte leaves every shard a task of its own.
-    builder = builder.config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", str(args.partitions)).config("spark.files.openCostInBytes", "1").config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
+    # binaryFiles packs whole files into splits of up to max(open cost,
+    # bytes per core) bytes, capped by spark.files.maxPartitionBytes; a cap
+    # of one byte leaves every shard a task of its own (retried alone).
+    builder = (
+        builder.config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", str(args.partitions))
+        .config("spark.files.maxPartitionBytes", "1")
+        .config("spark.files.openCostInBytes", "1")
+        .config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
+    )
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
