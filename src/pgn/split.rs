@@ -382,7 +382,6 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
             Ok(false)
         }
     });
-    drop(on_game);
     if let Some(e) = failure {
         return Err(e);
     }

@@ -243,7 +243,7 @@ impl MatchState {
     pub fn decide_sprt(&mut self) -> bool {
         let Some(sprt) = self.config.sprt else { return false };
         let g = self.committed.wrapping_sub(1);
-        if self.committed == 0 || g % 2 == 0 || self.config.opponents() != 1 || self.config.shard.is_some() {
+        if self.committed == 0 || g.is_multiple_of(2) || self.config.opponents() != 1 || self.config.shard.is_some() {
             return false;
         }
         let decision = sprt.decide(&self.totals[0].penta);
