@@ -291,7 +291,8 @@ def cmd_fit(args):
         prior = work / "zero.toml"
         sets = ", ".join('"%s"' % s for s in layout.split(","))
         prior.write_text("format = 1\nfeatures = [%s]\nscale = 1.0\ndefault = 0\n[weights]\n" % sets)
-        extra = ["--prior", str(prior), "--k", repr(400 / 2.302585092994046), "--tol", "1e-10", "--iters", "5000"]
+        # --cost-tol 0: stop on the gradient alone, not when the loss merely settles.
+        extra = ["--prior", str(prior), "--k", repr(400 / 2.302585092994046), "--tol", "1e-10", "--cost-tol", "0", "--iters", "5000"]
         summary = {}
     theta_pgntune = pgntune_theta(args.pgntune, dataset, args, extra)
     pgntune_seconds = time.time() - started
