@@ -160,7 +160,10 @@ pub enum WeightsError {
 
 /// The built-in presets: name, one-line description, P N B R Q in centipawns.
 pub const PRESETS: &[(&str, &str, [f64; 5])] = &[
-    ("classical", "the textbook 1-3-3-5-9 scale", [100.0, 300.0, 300.0, 500.0, 900.0]),
+    ("classical", "the textbook 1-3-3-5-9 scale", {
+        let c = crate::features::Material::CLASSICAL_VALUES;
+        [c[0] as f64, c[1] as f64, c[2] as f64, c[3] as f64, c[4] as f64]
+    }),
     ("kaissa", "the Soviet program's book values: minor pieces 350, rook 500, queen 1000", [100.0, 350.0, 350.0, 500.0, 1000.0]),
     ("pgnlearn2015", "the 2015 pgnlearn article's fitted values", [100.0, 288.0, 345.0, 480.0, 1077.0]),
     ("flat", "every piece 100 (a deliberately bad baseline)", [100.0, 100.0, 100.0, 100.0, 100.0]),

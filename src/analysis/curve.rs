@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::AnalysisError;
-use crate::fit::data::{MergedRows, RowMerger};
+use crate::dataset::merged::{MergedRows, RowMerger};
 use crate::fit::{DrawMode, FitConfig, fit};
 use crate::weights::{Weights, WeightsError};
 
@@ -43,7 +43,7 @@ impl Scale {
             if numbers.iter().any(|&v| v <= 0.0) {
                 return Err(ScaleError::NotPositive(spec.to_string()));
             }
-            let values = ["P", "N", "B", "R", "Q"].iter().map(|c| c.to_string()).zip(numbers).collect();
+            let values = crate::features::material::Material::COLUMNS.iter().map(|c| c.to_string()).zip(numbers).collect();
             return Ok(Scale { name: spec.to_string(), values });
         }
         let weights = Weights::resolve(spec).map_err(ScaleError::Weights)?;

@@ -46,7 +46,7 @@ pub struct FitArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = positive)]
     pub tol: Option<f64>,
 
-    /// Whole-evaluation tuner: stop L-BFGS when an iteration lowers the loss by less than this [default: 1e-9]; 0 stops on --tol
+    /// Whole-evaluation tuner: stop L-BFGS when an iteration lowers the loss by less than this [default: 1e-7]; 0 stops on --tol
     /// alone, as a cross-check against another solver needs (scale/spark).
     #[arg(long, value_name = "TOL", allow_negative_numbers = true, value_parser = non_negative)]
     pub cost_tol: Option<f64>,

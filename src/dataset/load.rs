@@ -34,7 +34,7 @@ use super::svm::read_svm;
 use super::triplets::read_triplets;
 use super::{DatasetError, GameResult, RowBatch};
 use crate::features::{FeatureLayout, TermValue};
-use crate::fit::data::{MergedRows, RowMerger};
+use super::merged::{MergedRows, RowMerger};
 
 /// One row as a reader hands it over.
 struct Row<'a> {
@@ -225,7 +225,7 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
                     return Err(at(format!("expected features and a result, found {w} number")));
                 }
                 // The first line fixes (and checks) the file's columns.
-                let columns = if w - 1 == 5 { ["P", "N", "B", "R", "Q"].map(String::from).to_vec() } else { (1..w).map(|i| format!("x{i}")).collect() };
+                let columns = if w - 1 == 5 { crate::features::material::Material::COLUMNS.map(String::from).to_vec() } else { (1..w).map(|i| format!("x{i}")).collect() };
                 consumer.columns(path, columns)?;
                 width = Some(w);
                 w

@@ -11,6 +11,7 @@ pub mod epd;
 pub mod fens;
 pub mod format;
 pub mod load;
+pub mod merged;
 mod mat;
 mod octave;
 pub mod parquet;

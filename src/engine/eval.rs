@@ -34,8 +34,6 @@ pub const EVAL_LIMIT: i32 = 20_000;
 /// unit of feature); with 64-bit sums no legal position can overflow.
 const MAX_WEIGHT_UNITS: f64 = (1 << 20) as f64;
 
-/// Piece values used when the weights have no material columns.
-const CLASSICAL_PIECE_VALUES: [i32; 5] = [100, 300, 300, 500, 900];
 
 /// Why an evaluator could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -253,7 +251,7 @@ impl Evaluator {
 /// blended at phase 12), else the classical values.
 fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
     let mut values = [0; 6];
-    for (i, column) in ["P", "N", "B", "R", "Q"].iter().enumerate() {
+    for (i, column) in crate::features::material::Material::COLUMNS.iter().enumerate() {
         let cp = if layout.contains(FeatureSet::Material) {
             weights.centipawns(column)
         } else if layout.contains(FeatureSet::MaterialTapered) {
@@ -261,7 +259,7 @@ fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
                 + weights.centipawns(&format!("eg_{column}")))
                 / 2.0
         } else {
-            f64::from(CLASSICAL_PIECE_VALUES[i])
+            f64::from(crate::features::material::Material::CLASSICAL_VALUES[i])
         };
         values[i] = (cp.round() as i32).clamp(0, EVAL_LIMIT / 4);
     }

@@ -327,7 +327,10 @@ mod tests {
     use super::*;
     use shakmaty::{CastlingMode, Chess, Position, Square, fen::Fen};
 
-    const VALUES: [i32; 6] = [100, 300, 300, 500, 900, 0];
+    const VALUES: [i32; 6] = {
+        let c = crate::features::material::Material::CLASSICAL_VALUES;
+        [c[0], c[1], c[2], c[3], c[4], 0]
+    };
 
     fn pos(fen: &str) -> Chess {
         fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()

@@ -12,6 +12,11 @@ impl Material {
     /// Column names in vector order.
     pub const COLUMNS: [&'static str; 5] = ["P", "N", "B", "R", "Q"];
 
+    /// The textbook 1-3-3-5-9 scale in centipawns, in [`Material::COLUMNS`]
+    /// order: the `classical` preset, the engine's piece values when weights
+    /// have no material, and the values of exchange evaluation.
+    pub const CLASSICAL_VALUES: [i32; 5] = [100, 300, 300, 500, 900];
+
     /// The roles behind [`Material::COLUMNS`], in the same order.
     pub const ROLES: [Role; 5] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
 

@@ -7,7 +7,6 @@
 //! [`uncertainty`], and rendering in [`report`].
 
 pub mod checks;
-pub mod data;
 pub mod linalg;
 pub mod model;
 pub mod report;
@@ -21,7 +20,8 @@ use ndarray::Array1;
 use serde::Serialize;
 
 pub use checks::Check;
-pub use data::{MergedRows, RowMerger};
+// The rows a fit reads are the dataset layer's; re-exported for callers of `fit`.
+pub use crate::dataset::merged::{GameRows, MergedRows, ResultCounts, RowMerger};
 pub use model::{DrawMode, Loss};
 pub use solve::{SolverKind, TracePoint};
 pub use uncertainty::{BootstrapSummary, HoldoutSummary, Metrics};

@@ -12,7 +12,7 @@
 use argmin::core::{CostFunction, Error, Gradient, Hessian};
 use ndarray::{Array1, Array2};
 
-use super::data::MergedRows;
+use crate::dataset::merged::MergedRows;
 use super::linalg::SymMatrix;
 
 /// How draws enter the model.
@@ -471,7 +471,7 @@ impl Hessian for OrdinalProblem {
 mod tests {
     use super::*;
     use crate::dataset::GameResult;
-    use crate::fit::data::RowMerger;
+    use crate::dataset::merged::RowMerger;
 
     fn rows() -> MergedRows {
         let mut m = RowMerger::new(vec!["a".into(), "b".into()], false);

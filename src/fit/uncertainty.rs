@@ -9,13 +9,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::data::MergedRows;
+use crate::dataset::merged::MergedRows;
 use super::linalg::spd_inverse;
 use super::model::{sigmoid, softplus};
 use super::{DrawMode, FitConfig, FitError, Loss, Model, SolverKind};
 
-/// The normal quantile of a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
 
 /// Covariance of all parameters at `param`, and the dispersion used:
 /// * cross-entropy, draws excluded or ordinal: the inverse Fisher information;
@@ -58,7 +56,7 @@ pub fn ratio_intervals(theta: &[f64], r: usize, offset: usize, cov: Option<&Arra
                 return None;
             }
             let v = 100.0 * theta[j] / tr;
-            let half = Z95 * var.sqrt();
+            let half = crate::stats::Z_95 * var.sqrt();
             Some((v - half, v + half))
         })
         .collect()
@@ -127,7 +125,7 @@ fn resampling_units(rows: &MergedRows) -> (MergedRows, bool) {
             [(0, crate::dataset::GameResult::BlackWins), (1, crate::dataset::GameResult::Draw), (2, crate::dataset::GameResult::WhiteWins)]
         {
             for _ in 0..c[slot] as u64 {
-                games.push(super::data::GameRows { result, rows: vec![i as u32] });
+                games.push(crate::dataset::merged::GameRows { result, rows: vec![i as u32] });
             }
         }
     }

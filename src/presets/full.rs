@@ -19,7 +19,7 @@ use crate::weights::{FORMAT, Weights};
 pub fn starting_values(set: FeatureSet) -> Vec<(f64, f64)> {
     match set {
         // Untapered: the same value in both phases (the classical scale).
-        FeatureSet::Material => [100.0, 300.0, 300.0, 500.0, 900.0].iter().map(|&v| (v, v)).collect(),
+        FeatureSet::Material => crate::features::material::Material::CLASSICAL_VALUES.iter().map(|&v| (f64::from(v), f64::from(v))).collect(),
         // Pawns and minor pieces gain in the endgame, where a passed pawn
         // can run and a piece more decides; the rook gains on open boards.
         FeatureSet::MaterialTapered => vec![(90.0, 110.0), (310.0, 290.0), (320.0, 310.0), (470.0, 530.0), (920.0, 950.0)],

@@ -34,6 +34,7 @@ fn the_sparse_fit_equals_the_dense_fit_on_material() {
     config.cost_tol = 0.0;
     config.max_iters = 2000;
     let sparse = tune(Arc::new(positions), &config, Arc::new(|_| {})).unwrap();
+    eprintln!("stopped {:?} after {} iterations", sparse.stopped, sparse.iterations);
     assert_ne!(sparse.stopped, StopReason::IterationLimit, "{:?}", sparse.stopped);
     for (j, (&s, &d)) in sparse.weights.iter().zip(&dense.theta).enumerate() {
         assert!(((s - d) / d).abs() < 1e-9, "column {j}: sparse {s} vs dense {d}");

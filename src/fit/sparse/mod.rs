@@ -81,7 +81,9 @@ pub struct TuneConfig {
     pub exclude_draws: bool,
     /// Stop L-BFGS when the norm of the preconditioned gradient is below this.
     pub tol: f64,
-    /// Stop L-BFGS when an iteration lowers the objective by less than this.
+    /// Stop L-BFGS when an iteration lowers the objective by less than this
+    /// (default 1e-7: on the human collection the held-out loss stops
+    /// improving well before the training loss creeps down by that much).
     pub cost_tol: f64,
     /// Iteration (L-BFGS) limit.
     pub max_iters: u64,
@@ -109,7 +111,7 @@ impl TuneConfig {
             eval_weight: 0.0,
             exclude_draws: false,
             tol: 1e-7,
-            cost_tol: 1e-9,
+            cost_tol: 1e-7,
             max_iters: 500,
             holdout: None,
             threads: 0,

@@ -2,6 +2,7 @@
 //! hundreds of values on one line: `pgntune weights show` draws them as
 //! boards and tables), one JSON object, the weights file and the trace.
 
+use crate::stats::Z_95;
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
@@ -71,7 +72,7 @@ impl TuneReport {
         if !pieces.is_empty() {
             let _ = writeln!(t, "\nPiece values (centipawns, 95% interval):");
             for j in pieces {
-                let interval = self.stderr[j].map_or("n/a".to_string(), |se| format!("[{:.1}, {:.1}]", self.weights[j] - 1.96 * se, self.weights[j] + 1.96 * se));
+                let interval = self.stderr[j].map_or("n/a".to_string(), |se| format!("[{:.1}, {:.1}]", self.weights[j] - Z_95 * se, self.weights[j] + Z_95 * se));
                 let _ = writeln!(t, "  {:<6} {:>8.1}  {interval}", self.columns[j], self.weights[j]);
             }
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use argmin::core::observers::{Observe, ObserverMode};
 use argmin::core::{CostFunction, Error, Executor, Gradient, IterState, KV, State, TerminationReason};
-use argmin::solver::linesearch::HagerZhangLineSearch;
+use argmin::solver::linesearch::{HagerZhangLineSearch, MoreThuenteLineSearch};
 use argmin::solver::quasinewton::LBFGS;
 use ndarray::Array1;
 
@@ -154,7 +154,10 @@ impl Gradient for TuneProblem {
 }
 
 /// Reports every iteration: progress callback, trace row, budget reset.
+#[derive(Clone)]
 struct Reporter {
+    /// Iterations done by an earlier phase (L-BFGS's finishing phase counts on).
+    offset: u64,
     problem: TuneProblem,
     test: Option<Arc<Vec<bool>>>,
     limit: u64,
@@ -179,7 +182,8 @@ impl Reporter {
 
 impl<G, H> Observe<IterState<Array1<f64>, G, (), H, (), f64>> for Reporter {
     fn observe_init(&mut self, _: &str, state: &IterState<Array1<f64>, G, (), H, (), f64>, _: &KV) -> Result<(), Error> {
-        if let Some(w) = state.get_param() {
+        // A finishing phase starts where the first one stopped: recorded already.
+        if let (Some(w), 0) = (state.get_param(), self.offset) {
             self.record(0, w.as_slice().expect("contiguous"), state.get_cost());
         }
         Ok(())
@@ -188,10 +192,37 @@ impl<G, H> Observe<IterState<Array1<f64>, G, (), H, (), f64>> for Reporter {
     fn observe_iter(&mut self, state: &IterState<Array1<f64>, G, (), H, (), f64>, _: &KV) -> Result<(), Error> {
         self.evaluations.store(0, Ordering::Relaxed);
         if let Some(w) = state.get_param() {
-            self.record(state.get_iter() + 1, w.as_slice().expect("contiguous"), state.get_cost());
+            self.record(self.offset + state.get_iter() + 1, w.as_slice().expect("contiguous"), state.get_cost());
         }
         Ok(())
     }
+}
+
+/// One L-BFGS run with line search `$search` from `$start`: the best
+/// parameters, the iterations done and why it stopped. (A macro, because
+/// the line-search problem type L-BFGS requires of `$search` is private
+/// to argmin and cannot be named in a generic bound.)
+macro_rules! lbfgs {
+    ($problem:expr, $search:expr, $start:expr, $iters:expr, $config:expr, $reporter:expr) => {{
+        // The tolerance applies to the preconditioned gradient, whose
+        // coordinates all have unit curvature. Also stop once an iteration
+        // improves the mean loss by less than cost_tol: on millions of
+        // positions the last digits of the gradient are noise, and chasing
+        // them costs hundreds of passes for changes in the ninth decimal.
+        let solver = LBFGS::new($search, 10).with_tolerance_grad($config.tol).and_then(|s| s.with_tolerance_cost($config.cost_tol)).map_err(TuneError::Solver)?;
+        let start: Array1<f64> = $start;
+        let result = Executor::new($problem.clone(), solver)
+            .configure(|s| s.param(start.clone()).max_iters($iters))
+            .timer(false)
+            .add_observer($reporter, ObserverMode::Always)
+            .run()
+            .map_err(TuneError::Solver)?;
+        let state = result.state();
+        // The last parameters, where the gradient test was made (the "best"
+        // by cost can be an earlier point whose cost differs in the 16th digit).
+        let w = state.get_param().or(state.get_best_param()).cloned().unwrap_or(start);
+        (w, state.get_iter(), state.get_termination_reason().cloned())
+    }};
 }
 
 /// Minimises the objective with the configured solver.
@@ -220,6 +251,7 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         TuneSolver::Adam { epochs, .. } => epochs,
     };
     let reporter = Reporter {
+        offset: 0,
         problem: problem.clone(),
         test: setup.test.clone(),
         limit,
@@ -230,25 +262,24 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
     let start = Array1::from(config.start.iter().zip(unit.iter()).map(|(w, u)| w * u).collect::<Vec<f64>>());
     let (weights, iterations, reason) = match config.solver {
         TuneSolver::Lbfgs => {
-            // The tolerance applies to the preconditioned gradient, whose
-            // coordinates all have unit curvature.
-            let solver = LBFGS::new(HagerZhangLineSearch::new(), 10)
-                .with_tolerance_grad(config.tol)
-                // Also stop once an iteration improves the mean loss by less
-                // than this: on millions of positions the last digits of the
-                // gradient are noise, and chasing them costs hundreds of
-                // passes for changes in the ninth decimal.
-                .and_then(|s| s.with_tolerance_cost(config.cost_tol))
-                .map_err(TuneError::Solver)?;
-            let result = Executor::new(problem.clone(), solver)
-                .configure(|s| s.param(start.clone()).max_iters(config.max_iters))
-                .timer(false)
-                .add_observer(reporter, ObserverMode::Always)
-                .run()
-                .map_err(TuneError::Solver)?;
-            let state = result.state();
-            let w = state.get_best_param().or(state.get_param()).cloned().unwrap_or(start);
-            (w, state.get_iter(), state.get_termination_reason().cloned())
+            // Two phases. More–Thuené's line search accepts L-BFGS's unit
+            // step almost always (about one pass over the positions per
+            // iteration), but its interval arithmetic stalls some 1e-8 short
+            // of the optimum; Hager–Zhang's approximate Wolfe conditions are
+            // made for that last stretch, at three or four passes per
+            // iteration. So the first does the bulk and the second finishes
+            // when the gradient tolerance asks for more.
+            let (w, iters, reason) = lbfgs!(problem, MoreThuenteLineSearch::new(), start, config.max_iters, config, reporter.clone());
+            let (_, g) = problem.full(w.as_slice().expect("contiguous"));
+            let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let stalled = matches!(&reason, Some(TerminationReason::SolverExit(_))) || matches!(reason, Some(TerminationReason::SolverConverged));
+            if stalled && norm >= config.tol && iters < config.max_iters {
+                let finish = Reporter { offset: iters, ..reporter };
+                let (w, more, reason) = lbfgs!(problem, HagerZhangLineSearch::new(), w, config.max_iters - iters, config, finish);
+                (w, iters + more, reason)
+            } else {
+                (w, iters, reason)
+            }
         }
         TuneSolver::Adam { epochs, batch, lr } => {
             let adam = Adam::new(lr, batch, config.seed);

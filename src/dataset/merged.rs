@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::dataset::{GameResult, RowBatch};
+use super::{GameResult, RowBatch};
 
 /// Counts of rows per result for one distinct feature vector:
 /// `[black won, draw, white won]`.
