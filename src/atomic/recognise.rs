@@ -39,6 +39,11 @@ pub enum OutputKind {
     State,
     /// Source code or JSON of tuned terms (`--emit`).
     Source,
+    /// A shard of `pgntune split` (PGN, maybe compressed): recognised by
+    /// the split manifest beside it, which lists it.
+    Shard,
+    /// The manifest of `pgntune split`.
+    SplitManifest,
 }
 
 impl OutputKind {
@@ -52,6 +57,7 @@ impl OutputKind {
             OutputKind::Dataset(Format::Octave) => "an Octave dataset",
             OutputKind::Dataset(Format::Epd) => "an EPD dataset",
             OutputKind::Dataset(Format::Ijv) => "a sparse triplet dataset",
+            OutputKind::Dataset(Format::Svm) => "a LIBSVM dataset",
             OutputKind::Source => "emitted source code",
             OutputKind::ScoreTable => "a score table",
             OutputKind::Weights => "a weights file",
@@ -61,6 +67,8 @@ impl OutputKind {
             OutputKind::MatchGames => "the games of a match",
             OutputKind::SelfplayGames => "self-play games",
             OutputKind::State => "a match state",
+            OutputKind::Shard => "a shard listed in the split manifest beside it",
+            OutputKind::SplitManifest => "a split manifest",
         }
     }
 
@@ -75,6 +83,7 @@ impl OutputKind {
             OutputKind::Dataset(Format::Parquet) => is_pgntune_parquet(path),
             OutputKind::Dataset(Format::Epd) => is_epd(&head),
             OutputKind::Dataset(Format::Ijv) => head.starts_with(b"% pgntune sparse rows"),
+            OutputKind::Dataset(Format::Svm) => head.starts_with(crate::dataset::svm::HEADER.as_bytes()),
             OutputKind::Source => contains(&head[..head.len().min(200)], b"written by pgntune"),
             OutputKind::ScoreTable => head.starts_with(b"balance,rows,points,score\n"),
             OutputKind::Weights => head.starts_with(b"# pgntune weights") || is_json_weights(path),
@@ -84,8 +93,17 @@ impl OutputKind {
             OutputKind::MatchGames => false,
             OutputKind::SelfplayGames => is_selfplay_pgn(path),
             OutputKind::State => head.starts_with(b"{") && contains(&head, b"\"committed\"") && contains(&head, b"\"config\""),
+            OutputKind::Shard => is_listed_shard(path),
+            OutputKind::SplitManifest => crate::pgn::split::Manifest::load(path).is_ok(),
         }
     }
+}
+
+/// A file the split manifest in its folder lists as a shard.
+fn is_listed_shard(path: &Path) -> bool {
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else { return false };
+    let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+    crate::pgn::split::Manifest::load(&folder.join(crate::pgn::split::MANIFEST)).is_ok_and(|m| m.shards.iter().any(|s| name == s.file.as_str()))
 }
 
 fn head(path: &Path) -> std::io::Result<Vec<u8>> {

@@ -124,6 +124,7 @@ impl ReadArgs {
             seed,
             dedupe: self.dedupe,
             labels: self.eval_labels,
+            game_base: 0,
         })
     }
 }
@@ -132,7 +133,8 @@ impl ReadArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Output formats come from the file extension: .mat (pgnlearn's text matrix), .csv, .tsv, .parquet \
 (sparse list columns for layouts over 64 columns), .epd (FEN c9 \"1-0\"; for Texel tuners), .ijv (sparse i j v triplets for \
-Octave's spconvert and R's sparseMatrix); use --format octave for Octave's text format (load gives matrices X and y). \
+Octave's spconvert and R's sparseMatrix), .svm (LIBSVM lines 'label index:value ...' for Spark MLlib, game ids and plies in \
+'# game' comment lines); use --format octave for Octave's text format (load gives matrices X and y). \
 Inputs may be plain, gzip, zstd or bzip2 PGN (recognised by content); '-' reads standard input. \
 An output of '-' writes standard output (with --format). An existing output is replaced only if it is an earlier output \
 of the same kind (recognised by its content), or with --force; an output can never be one of the inputs.")]
@@ -165,6 +167,11 @@ pub struct ExtractArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
+    /// Number games from N on (the `game` ids): a shard's first game in the whole collection (`first_game` in the manifest of
+    /// `pgntune split`), so that shards extracted apart get the ids, and with --sample the rows, of one extraction of them all.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub game_base: u64,
+
     /// Replace existing outputs that pgntune did not write, and allow -j far above the core count.
     #[arg(long)]
     pub force: bool,
@@ -176,6 +183,7 @@ pub struct ExtractArgs {
 pub(super) fn run(args: ExtractArgs) -> Result<()> {
     let mut config = args.read.config(args.seed)?;
     config.tags = args.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    config.game_base = args.game_base;
     // EPD lines are positions: an EPD output needs every row's FEN.
     config.fen = args.fen || args.outputs.iter().any(|p| Format::resolve(p, args.format).is_ok_and(|f| f == Format::Epd));
     let schema = config.schema();

@@ -46,6 +46,11 @@ pub struct FitArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = positive)]
     pub tol: Option<f64>,
 
+    /// Whole-evaluation tuner: stop L-BFGS when an iteration lowers the loss by less than this [default: 1e-7]; 0 stops on --tol
+    /// alone, as a cross-check against another solver needs (scale/spark).
+    #[arg(long, value_name = "TOL", allow_negative_numbers = true, value_parser = non_negative)]
+    pub cost_tol: Option<f64>,
+
     /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000 (500 for the whole-evaluation tuner), newton 100, gd 10000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub iters: Option<u64>,
@@ -189,6 +194,7 @@ impl FitArgs {
             lambda: self.lambda,
             solver: self.solver,
             tol: self.tol,
+            cost_tol: self.cost_tol,
             iters: self.iters,
             holdout: self.holdout.map(|f| (f, self.seed)),
             seed: self.seed,

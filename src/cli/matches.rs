@@ -20,6 +20,8 @@ use crate::play::{
     EngineSpec, Execution, MatchConfig, MatchProgress, MatchReport, MatchStart, MatchState, RunError, SelfplayConfig, SelfplayStart, VerifyConfig, VerifyStart, run_match,
     run_selfplay, verify,
 };
+use crate::play::merge::{MergeConfig, merge_shards};
+use crate::play::shard::{ShardSpec, parse_pair_range};
 use crate::stats::SprtConfig;
 
 /// How often a run that is not on a terminal prints a status line: every
@@ -195,14 +197,17 @@ list is set anyway, with a warning). Either kind takes limits of its own in plac
 The first engine plays all others; names must differ.\n\
 Example: pgntune match --engine 'name=tuned weights=tuned.toml' --engine 'name=sf cmd=/usr/games/stockfish option.UCI_LimitStrength=true option.UCI_Elo=1500' --pairs 50 --tc 10+0.1 --pgn-out games.pgn\n\
 The state refers to the PGN file relative to itself, so --resume works from any directory; it checks that the PGN still holds \
-exactly the games it recorded, and only one run at a time may use a state.\n\n\
+exactly the games it recorded, and only one run at a time may use a state.\n\
+Sharded: `--shard K/N` (fixed nodes or depth) on N machines, then `match --merge STATE... --pgn-out all.pgn` gives the PGN and \
+report of one run; an SPRT stops the merged match at the pair one run would have stopped at (play waves with --pair-range and \
+merge between them).\n\n\
 --json prints one object: kind, games, stopped ({kind: all_games_played | sprt_accepted_h1 | sprt_accepted_h0, pairs}), results \
 (per opponent: engine, opponent, games {wins, draws, losses}, pairs {LL, LD, DD+WL, WD, WW}, trinomial and pentanomial estimates \
 {samples, score, score_ci95, elo, elo_ci95, elo_interval, nelo, nelo_ci95, los} or {degenerate}, sprt {elo0, elo1, alpha, beta, model, \
 llr, lower_bound, upper_bound, decision} or null), pgn_out, state, timing {games, wall_seconds, engine_seconds, nodes}.")]
 pub struct MatchCommand {
     /// An engine (at least two; the first plays each of the others).
-    #[arg(long = "engine", value_name = "SPEC", required_unless_present = "resume")]
+    #[arg(long = "engine", value_name = "SPEC", required_unless_present_any = ["resume", "merge"])]
     pub engines: Vec<EngineSpec>,
     /// Number of games against each opponent (rounded up to whole pairs).
     #[arg(long, value_name = "N", conflicts_with = "pairs", allow_negative_numbers = true, value_parser = at_least(1))]
@@ -216,6 +221,17 @@ pub struct MatchCommand {
     /// Continue an interrupted match from its state file (all other options come from the state).
     #[arg(long, value_name = "STATE", conflicts_with_all = ["engines", "games", "pairs", "sprt"])]
     pub resume: Option<PathBuf>,
+    /// Play only shard K of N: the game pairs whose index (from 0) is K modulo N, as they are in the whole match (needs --nodes
+    /// or --depth). The SPRT is not applied in a shard: `--merge` applies it to the merged games, in game order.
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["resume", "merge"])]
+    pub shard: Option<ShardSpec>,
+    /// With --shard: only pairs A to B-1 of the whole match (a wave of shards; A.. and ..B too).
+    #[arg(long, value_name = "A..B", requires = "shard", value_parser = |s: &str| parse_pair_range(s).map_err(|e| e.to_string()))]
+    pub pair_range: Option<(u64, Option<u64>)>,
+    /// Merge the states of a sharded match's shards (its PGN beside each) into one match: the PGN and report of one run of it,
+    /// the SPRT decided in game order; written to --pgn-out with its state.
+    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with_all = ["engines", "games", "pairs", "sprt", "resume"])]
+    pub merge: Vec<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
     #[command(flatten)]
@@ -243,7 +259,11 @@ impl MatchCommand {
             (None, Some(g)) => g.div_ceil(2),
             (None, None) => bail!("give --games N or --pairs N"),
         };
-        let config = MatchConfig { sprt: self.sprt, ..new_config(RunKind::Match, self.engines.clone(), pairs, (&self.limits, None), &self.rules, &self.openings)? };
+        let shard = self.shard.map(|shard| match self.pair_range {
+            Some((first_pair, end_pair)) => ShardSpec { first_pair, end_pair, ..shard },
+            None => shard,
+        });
+        let config = MatchConfig { sprt: self.sprt, shard, ..new_config(RunKind::Match, self.engines.clone(), pairs, (&self.limits, None), &self.rules, &self.openings)? };
         // Checked here too, so that a bad configuration is refused before any note.
         config.check()?;
         Ok(MatchStart::New { config: Box::new(config), files: self.run.files() })
@@ -251,6 +271,15 @@ impl MatchCommand {
 }
 
 pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
+    if !args.merge.is_empty() {
+        let merged = merge_shards(&MergeConfig { states: args.merge.clone(), files: args.run.files() }).map_err(with_hint)?;
+        let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&merged.report.to_json())?) } else { merged.report.to_string() };
+        print_report(&text, &merged.report, args.run.quiet)?;
+        if !args.run.quiet {
+            eprintln!("{}", merged.summary());
+        }
+        return Ok(());
+    }
     let start = args.start()?;
     let threads = args.run.threads()?;
     announce(matches!(&start, MatchStart::New { .. }).then(|| args.run.files()).as_ref(), &args.run);

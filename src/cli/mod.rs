@@ -32,6 +32,7 @@ mod fit;
 mod inspect;
 mod matches;
 mod play;
+mod split;
 mod stats;
 mod tune;
 pub mod progress;
@@ -54,8 +55,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Replay PGN games and write quiet positions as feature rows (.mat, .csv, .tsv, .parquet, .epd, .ijv, Octave).
+    /// Replay PGN games and write quiet positions as feature rows (.mat, .csv, .tsv, .parquet, .epd, .ijv, .svm, Octave).
     Extract(ExtractArgs),
+    /// Cut PGN collections into shards of N whole games (zstd) with a manifest, for a cluster (scale/spark).
+    Split(split::SplitCommand),
     /// List the feature sets (the terms of the evaluation) with their columns.
     Features(inspect::FeaturesCommand),
     /// Fit piece values by regularised logistic regression on extracted rows, with standard errors and checks.
@@ -137,6 +140,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let success = |outcome: anyhow::Result<()>| outcome.map(|()| 0);
     let outcome = match cli.command {
         Command::Extract(args) => success(extract::run(args)),
+        Command::Split(args) => success(split::run_split(args)),
         Command::Fit(args) => success(fit::run_fit(args)),
         Command::Tune(args) => success(fit::run_tune(args)),
         Command::Features(args) => success(inspect::run_features(args)),

@@ -89,6 +89,8 @@ pub struct TunerSettings {
     pub solver: SolverArg,
     /// From --tol.
     pub tol: Option<f64>,
+    /// From --cost-tol.
+    pub cost_tol: Option<f64>,
     /// From --iters.
     pub iters: Option<u64>,
     /// From --holdout and --seed.
@@ -191,6 +193,9 @@ impl TunerArgs {
         config.exclude_draws = settings.exclude_draws;
         if let Some(tol) = settings.tol {
             config.tol = tol;
+        }
+        if let Some(cost_tol) = settings.cost_tol {
+            config.cost_tol = cost_tol;
         }
         if let Some(iters) = settings.iters {
             config.max_iters = iters;

@@ -22,10 +22,12 @@ pub enum Format {
     Epd,
     /// Sparse `i j v` triplets for Octave's `spconvert` and R's `sparseMatrix`.
     Ijv,
+    /// LIBSVM lines, `label index:value ...`, for Spark MLlib and other learners (game ids in comment lines).
+    Svm,
 }
 
 impl Format {
-    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`, `.parquet`, `.epd`, `.ijv`).
+    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`, `.parquet`, `.epd`, `.ijv`, `.svm`).
     pub fn from_path(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
@@ -35,6 +37,7 @@ impl Format {
             "parquet" | "pq" => Some(Format::Parquet),
             "epd" => Some(Format::Epd),
             "ijv" => Some(Format::Ijv),
+            "svm" | "libsvm" => Some(Format::Svm),
             _ => None,
         }
     }
@@ -73,5 +76,6 @@ pub fn create_writer(path: &Path, format: Format, schema: &Schema) -> Result<Box
         Format::Octave => Box::new(super::octave::OctaveWriter::create(path, schema)?),
         Format::Epd => Box::new(super::epd::EpdWriter::create(path, schema)?),
         Format::Ijv => Box::new(super::triplets::TripletWriter::create(path, schema)?),
+        Format::Svm => Box::new(super::svm::SvmWriter::create(path, schema)?),
     })
 }

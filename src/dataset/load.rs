@@ -1,6 +1,6 @@
 //! Reading datasets back: every format `pgntune extract` writes (`.mat`,
 //! `.csv`, `.tsv`, dense or sparse `.parquet`, Octave text, `.ijv`
-//! triplets, `.epd`) and pgnlearn's own `.mat` files.
+//! triplets, `.svm` LIBSVM lines, `.epd`) and pgnlearn's own `.mat` files.
 //!
 //! Readers turn each file into rows of non-zero `(column, value)` pairs
 //! with a result, a game id and an optional evaluation label, and hand
@@ -14,7 +14,10 @@
 //!
 //! In CSV, TSV and dense Parquet the feature columns are the columns before
 //! `result` (0, 0.5 or 1); `game` groups rows by game; `eval` is the
-//! label. In `.mat` files the last number is the result code (0 black won,
+//! label. A CSV or TSV with `wins`, `draws` and `losses` columns in place
+//! of `result` holds merged rows: each line a distinct feature vector (the
+//! columns before them) with white's wins, draws and losses there, as the
+//! Spark job's aggregation (`scale/spark`) writes them. In `.mat` files the last number is the result code (0 black won,
 //! 1 draw, 2 white won); five features are named P N B R Q. Game ids of
 //! each file are offset past the previous files' ids.
 
@@ -27,6 +30,7 @@ use polars::prelude::*;
 use super::columns::ColumnDecoder;
 use super::epd::{EpdProblem, read_epd};
 use super::positions::Positions;
+use super::svm::read_svm;
 use super::triplets::read_triplets;
 use super::{DatasetError, GameResult, RowBatch};
 use crate::features::{FeatureLayout, TermValue};
@@ -98,6 +102,7 @@ enum Kind {
     Delimited(u8),
     Parquet,
     Triplets,
+    Svm,
     Epd,
 }
 
@@ -121,9 +126,10 @@ fn kind_of(path: &Path) -> Result<Kind, DatasetError> {
         "tsv" | "tab" => Kind::Delimited(b'\t'),
         "parquet" | "pq" => Kind::Parquet,
         "ijv" => Kind::Triplets,
+        "svm" | "libsvm" => Kind::Svm,
         "epd" => Kind::Epd,
         "txt" | "oct" => Kind::Octave,
-        _ => return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv, .parquet, .ijv, .epd or an Octave text export)")),
+        _ => return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv, .parquet, .ijv, .svm, .epd or an Octave text export)")),
     })
 }
 
@@ -132,14 +138,16 @@ fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dy
     let mut games = GameIds::default();
     for path in paths {
         let path = path.as_ref();
-        match kind_of(path)? {
+        let kind = kind_of(path)?;
+        match kind {
             Kind::Mat => read_mat(path, consumer)?,
             Kind::Octave => read_octave(path, consumer, &mut games)?,
             Kind::Delimited(sep) => read_delimited(path, sep, consumer, &mut games)?,
             Kind::Parquet => read_parquet(path, consumer, &mut games)?,
-            Kind::Triplets => {
+            Kind::Triplets | Kind::Svm => {
                 let base = games.offset;
-                read_triplets(path, &mut |layout, batch| {
+                let read = if kind == Kind::Svm { read_svm } else { read_triplets };
+                read(path, &mut |layout, batch| {
                     games.see(batch.games.iter().copied().max().map(|g| g as f64));
                     consumer.batch(path, layout, batch, base)
                 })?;
@@ -247,7 +255,13 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
     let mut reader = builder.from_reader(BufReader::with_capacity(1 << 16, file));
     let csv_err = |e: csv::Error| invalid(path, e.to_string());
     let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
-    let result_col = header.iter().position(|h| h == "result").ok_or_else(|| invalid(path, "no 'result' column in the header"))?;
+    let column = |name: &str| header.iter().position(|h| h == name);
+    if column("result").is_none()
+        && let (Some(wins), Some(draws), Some(losses)) = (column("wins"), column("draws"), column("losses"))
+    {
+        return read_counts(path, &header, [wins, draws, losses], &mut reader, consumer);
+    }
+    let result_col = column("result").ok_or_else(|| invalid(path, "no 'result' column in the header (nor wins, draws and losses)"))?;
     let game_col = header.iter().position(|h| h == "game");
     let eval_col = header.iter().position(|h| h == "eval");
     let width = result_col;
@@ -284,6 +298,43 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
         nonzero(&x, &mut pairs);
         let id = games.id(game);
         consumer.row(Row { values: &pairs, result, eval }, id).map_err(at)?;
+    }
+    Ok(())
+}
+
+/// Merged rows: the feature columns, then `wins`, `draws` and `losses`
+/// (white's), one line per distinct feature vector, as a Spark
+/// aggregation writes them. Each line stands for that many rows; they
+/// have no game ids.
+fn read_counts<R: Read>(path: &Path, header: &[String], [wins, draws, losses]: [usize; 3], reader: &mut csv::Reader<R>, consumer: &mut dyn Consumer) -> Result<(), DatasetError> {
+    let width = wins.min(draws).min(losses);
+    consumer.columns(path, header[..width].to_vec())?;
+    let (mut x, mut pairs) = (vec![0.0; width], Vec::new());
+    let mut record = csv::ByteRecord::new();
+    let mut line = 1u64;
+    while reader.read_byte_record(&mut record).map_err(|e| invalid(path, e.to_string()))? {
+        line += 1;
+        let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
+        if record.len() < header.len() {
+            return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
+        }
+        let number = |i: usize| -> Result<f64, DatasetError> {
+            let text = std::str::from_utf8(&record[i]).unwrap_or("").trim();
+            text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| at(format!("'{text}' in column '{}' is not a number", header[i])))
+        };
+        for (j, v) in x.iter_mut().enumerate() {
+            *v = number(j)?;
+        }
+        nonzero(&x, &mut pairs);
+        for (col, result) in [(wins, GameResult::WhiteWins), (draws, GameResult::Draw), (losses, GameResult::BlackWins)] {
+            let n = number(col)?;
+            if n < 0.0 || n.fract() != 0.0 {
+                return Err(at(format!("'{n}' in column '{}' is not a count", header[col])));
+            }
+            for _ in 0..n as u64 {
+                consumer.row(Row { values: &pairs, result, eval: f32::NAN }, None).map_err(&at)?;
+            }
+        }
     }
     Ok(())
 }

@@ -17,6 +17,7 @@ mod octave;
 pub mod parquet;
 pub mod positions;
 pub mod score_table;
+pub mod svm;
 pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};
@@ -50,7 +51,7 @@ pub enum DatasetError {
         source: std::io::Error,
     },
     /// The output format could not be determined from the file name.
-    #[error("{path}: unknown output format (use .mat, .csv, .tsv, .parquet, .epd, .ijv, or --format octave)")]
+    #[error("{path}: unknown output format (use .mat, .csv, .tsv, .parquet, .epd, .ijv, .svm, or --format octave)")]
     UnknownFormat {
         /// The path as given.
         path: String,

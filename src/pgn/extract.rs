@@ -79,6 +79,10 @@ pub struct ExtractConfig {
     pub dedupe: bool,
     /// Read evaluation labels from move comments (`[%eval ...]`, `wv=`).
     pub labels: bool,
+    /// The id of the first game read (ids count on from it): a shard's
+    /// first game in the whole collection (see [`super::split`]), so that
+    /// shards extracted apart get the ids of one extraction of them all.
+    pub game_base: u64,
 }
 
 /// Which positions of a game become rows.
@@ -108,6 +112,7 @@ impl Default for ExtractConfig {
             seed: 1,
             dedupe: false,
             labels: false,
+            game_base: 0,
         }
     }
 }
@@ -446,7 +451,58 @@ fn acquire_ticket(tickets: &crossbeam_channel::Receiver<()>) -> bool {
 
 /// Reads every input in order, calling `emit` with each game.
 /// `emit` returns `Ok(false)` to stop early.
-fn read_games<E>(inputs: &[InputSource], config: &ExtractConfig, counters: &ByteCounters, progress: &dyn Progress, mut emit: E) -> Result<(), ExtractError>
+fn read_games<E>(inputs: &[InputSource], config: &ExtractConfig, counters: &ByteCounters, progress: &dyn Progress, emit: E) -> Result<(), ExtractError>
+where
+    E: FnMut(GameRecord) -> Result<bool, ExtractError>,
+{
+    read_games_tapped(inputs, config, counters, progress, None, emit)
+}
+
+/// Every input's text (decompressed) as the PGN reader reads it, so that
+/// a caller can copy games out byte for byte ([`super::split`]). Positions
+/// count over the inputs' texts one after another.
+#[derive(Debug, Default)]
+pub(crate) struct Tap {
+    /// Text read and not yet taken by the caller.
+    pub text: Vec<u8>,
+    /// Bytes the caller has taken from the front of `text` so far.
+    pub drained: u64,
+    /// Where each input's text ended, for the inputs read to their end.
+    pub ends: Vec<u64>,
+}
+
+/// Passes what it reads on to a tap as well, and marks the input's end.
+struct Tee<'a> {
+    inner: Box<dyn io::Read + Send>,
+    tap: &'a std::cell::RefCell<Tap>,
+    ended: bool,
+}
+
+impl io::Read for Tee<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut tap = self.tap.borrow_mut();
+        tap.text.extend_from_slice(&buf[..n]);
+        if n == 0 && !buf.is_empty() && !self.ended {
+            self.ended = true;
+            let end = tap.drained + tap.text.len() as u64;
+            tap.ends.push(end);
+        }
+        Ok(n)
+    }
+}
+
+/// [`read_games`], with every input's text also appended to `tap`. Games
+/// get their [`GameRecord::start`] offsets either way; the game index
+/// starts at `config.game_base`.
+pub(crate) fn read_games_tapped<E>(
+    inputs: &[InputSource],
+    config: &ExtractConfig,
+    counters: &ByteCounters,
+    progress: &dyn Progress,
+    tap: Option<&std::cell::RefCell<Tap>>,
+    mut emit: E,
+) -> Result<(), ExtractError>
 where
     E: FnMut(GameRecord) -> Result<bool, ExtractError>,
 {
@@ -454,12 +510,22 @@ where
     let mut complete: Vec<GameRecord> = Vec::new();
     for (input_no, source) in inputs.iter().enumerate() {
         let stream = input::open(source, counters)?;
-        let mut reader = pgn_reader::Reader::build(stream.reader).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
+        let text: Box<dyn io::Read + '_> = match tap {
+            Some(tap) => Box::new(Tee { inner: stream.reader, tap, ended: false }),
+            None => stream.reader,
+        };
+        let mut reader = pgn_reader::Reader::build(text).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
         let mut visitor = RecordVisitor::new(input_no, &config.tags).with_evals(config.labels);
         let mut joiner = Joiner::default();
         let (text_before, games_before) = (counters.text.load(Ordering::Relaxed), index);
+        let read_error = |error: io::Error| ExtractError::Read { path: source.to_string(), source: error };
         let mut more = true;
         while more {
+            // Where the next stretch of text begins: what was read, less what is still buffered.
+            if let Err(error) = reader.has_more() {
+                return Err(read_error(error));
+            }
+            let start = counters.text.load(Ordering::Relaxed) - text_before - reader.buffer().len() as u64;
             match reader.read_game(&mut visitor) {
                 Ok(None) => {
                     joiner.finish(&mut complete);
@@ -470,15 +536,19 @@ where
                     }
                     more = false;
                 }
-                Ok(Some(records)) => records.into_iter().for_each(|r| joiner.push(r, &mut complete)),
+                Ok(Some(records)) => {
+                    for (i, record) in records.into_iter().enumerate() {
+                        joiner.push(GameRecord { start: (i == 0).then_some(start), ..record }, &mut complete);
+                    }
+                }
                 Err(error) if stream.stream_failed.load(Ordering::Relaxed) || error.kind() != io::ErrorKind::InvalidData => {
-                    return Err(ExtractError::Read { path: source.to_string(), source: error });
+                    return Err(read_error(error));
                 }
                 // pgn-reader lost its place: after an unterminated tag it
                 // recovers at the next line; an unterminated comment runs to
                 // the end of the input. Either way the game is unreadable.
                 Err(parse_error) => {
-                    let lost = GameRecord { input: input_no, parse_error: Some(parse_error.to_string()), ..GameRecord::default() };
+                    let lost = GameRecord { input: input_no, parse_error: Some(parse_error.to_string()), start: Some(start), ..GameRecord::default() };
                     joiner.push(lost, &mut complete);
                 }
             }
@@ -487,7 +557,7 @@ where
                 if index.is_multiple_of(GAMES_PER_BATCH as u64) {
                     progress.update(counters.raw.load(Ordering::Relaxed), index);
                 }
-                if !emit(GameRecord { index: index - 1, ..record })? {
+                if !emit(GameRecord { index: config.game_base + index - 1, ..record })? {
                     return Ok(());
                 }
             }

@@ -1,6 +1,7 @@
 //! From PGN text to rows: opening inputs, reading games, replaying them
 //! legally, filtering quiet positions and extracting feature rows in
-//! parallel, in input order.
+//! parallel, in input order; and cutting collections into shards of whole
+//! games ([`split`]) for a cluster.
 
 pub mod extract;
 pub mod filter;
@@ -8,6 +9,7 @@ pub mod input;
 pub mod labels;
 pub mod record;
 pub mod replay;
+pub mod split;
 
 pub use extract::{BadGames, ExtractConfig, ExtractError, ExtractStats, Problem, UnknownResult, extract};
 pub use filter::{EmitMode, FilterConfig, ResetEvents};

@@ -44,6 +44,12 @@ pub struct GameRecord {
     pub has_tags: bool,
     /// Whether the movetext ended with a termination marker.
     pub terminated: bool,
+    /// Where the game begins in its input's text (decompressed bytes),
+    /// when the text from there on reads the same on its own: the game
+    /// begins a stretch the PGN reader reads in one go and is not joined
+    /// to the game before. `None` for the further games of a stretch that
+    /// termination markers split. Where a collection may be cut into shards.
+    pub start: Option<u64>,
 }
 
 impl GameRecord {

@@ -16,6 +16,7 @@ use super::openings::{BadOpening, BalanceCheck, MAX_RANDOM_PLIES, Opening, rando
 use super::record::PgnHeader;
 use super::rules::DrawRules;
 use super::run::RunKind;
+use super::shard::ShardSpec;
 use super::spec::{EngineKind, EngineSpec, EngineSpecError};
 use super::tournament::MatchError;
 use crate::stats::SprtConfig;
@@ -134,6 +135,10 @@ pub struct MatchConfig {
     /// once all are played; `pgn_out` then holds the games so far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selfplay_out: Option<PathBuf>,
+    /// Play only this shard's game pairs ([`super::shard`]); the SPRT is
+    /// then decided when the shards are merged ([`super::merge`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardSpec>,
 }
 
 impl MatchConfig {
@@ -158,6 +163,7 @@ impl MatchConfig {
             pgn_out: None,
             vary_weights: None,
             selfplay_out: None,
+            shard: None,
         }
     }
 
@@ -169,6 +175,22 @@ impl MatchConfig {
     /// Games in the whole match (if the SPRT does not stop it).
     pub fn total_games(&self) -> u64 {
         self.pairs.saturating_mul(2).saturating_mul(self.opponents())
+    }
+
+    /// Games this run plays: the whole match's, or its shard's.
+    pub fn games_to_play(&self) -> u64 {
+        match &self.shard {
+            Some(shard) => shard.games(self.total_games() / 2),
+            None => self.total_games(),
+        }
+    }
+
+    /// The whole match's number of this run's game `seq` (the same, unless sharded).
+    pub fn game_at(&self, seq: u64) -> u64 {
+        match &self.shard {
+            Some(shard) => shard.game_at(seq, self.total_games() / 2),
+            None => seq,
+        }
     }
 
     /// Checks that the configuration can be played: at least two engines
@@ -216,6 +238,14 @@ impl MatchConfig {
         }
         if self.sprt.is_some() && self.engines.len() != 2 {
             return Err(ConfigError::SprtEngines);
+        }
+        if let Some(shard) = &self.shard {
+            if !self.is_deterministic() {
+                return Err(ConfigError::ShardTimed(shard.to_string()));
+            }
+            if self.vary_weights.is_some() {
+                return Err(ConfigError::ShardSelfplay);
+            }
         }
         if let Some(vary) = self.vary_weights {
             if !(0.0..1.0).contains(&vary) {
@@ -367,4 +397,10 @@ pub enum ConfigError {
     /// Weights varied for a UCI engine.
     #[error("engine '{0}': only the bundled engine's weights can be varied")]
     VaryUci(String),
+    /// A shard of a match whose games depend on time.
+    #[error("shard {0}: a sharded match needs fixed limits (--nodes or --depth, for every engine), so that each game is the same whoever plays it")]
+    ShardTimed(String),
+    /// A sharded self-play run.
+    #[error("self-play runs are not sharded")]
+    ShardSelfplay,
 }

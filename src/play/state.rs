@@ -173,7 +173,7 @@ impl MatchState {
     /// A fresh state for `config`.
     pub fn new(config: MatchConfig) -> MatchState {
         let opponents = config.engines.len().saturating_sub(1);
-        let cutoff = config.total_games();
+        let cutoff = config.games_to_play();
         MatchState {
             format: STATE_FORMAT,
             config,
@@ -223,9 +223,9 @@ impl MatchState {
         Ok(())
     }
 
-    /// Counts the next game in order (game `committed`): its outcome for the first engine.
+    /// Counts the next game in order (game `committed` of this run): its outcome for the first engine.
     pub fn count(&mut self, outcome: GameOutcome) {
-        let game = self.committed;
+        let game = self.config.game_at(self.committed);
         let opponent = self.config.opponent_of(game);
         let totals = &mut self.totals[opponent];
         totals.wdl.record(outcome);
@@ -237,6 +237,27 @@ impl MatchState {
         self.committed += 1;
     }
 
+    /// After a game is counted: when it completes a pair and the SPRT (of a
+    /// match of two engines, not a shard of one) decides, the match stops
+    /// there. True when it stopped.
+    pub fn decide_sprt(&mut self) -> bool {
+        let Some(sprt) = self.config.sprt else { return false };
+        let g = self.committed.wrapping_sub(1);
+        if self.committed == 0 || g.is_multiple_of(2) || self.config.opponents() != 1 || self.config.shard.is_some() {
+            return false;
+        }
+        let decision = sprt.decide(&self.totals[0].penta);
+        if decision == crate::stats::SprtDecision::Continue {
+            return false;
+        }
+        let pairs = g / 2 + 1;
+        let h1 = decision == crate::stats::SprtDecision::AcceptH1;
+        self.stopped = Some(if h1 { StopReason::SprtAcceptedH1 { pairs } } else { StopReason::SprtAcceptedH0 { pairs } });
+        self.cutoff = g + 1;
+        self.finished.retain(|&k, _| k <= g);
+        true
+    }
+
     /// Checks that the state's counts agree with themselves and with its
     /// (already checked) configuration: totals that add up to the committed
     /// games, pairs that agree with single games, games in range. An edited
@@ -246,7 +267,7 @@ impl MatchState {
         if self.totals.len() != opponents {
             return Err(format!("{} totals for {opponents} opponents", self.totals.len()));
         }
-        let total = self.config.total_games();
+        let total = self.config.games_to_play();
         if self.cutoff > total {
             return Err(format!("cutoff {} is beyond the match's {total} games", self.cutoff));
         }
@@ -262,12 +283,13 @@ impl MatchState {
         if self.open_pair.is_some() != (self.committed % 2 == 1) {
             return Err(format!("an open game pair does not fit {} committed games", self.committed));
         }
+        // Games of each opponent among the committed ones, and its complete pairs.
+        // Pair p is against opponent p % opponents.
+        let shard = self.config.shard.unwrap_or(super::shard::ShardSpec { index: 0, count: 1, first_pair: 0, end_pair: None });
+        let per_opponent = shard.pairs_per_opponent(self.config.total_games() / 2, self.committed / 2, opponents as u64);
         for (i, totals) in self.totals.iter().enumerate() {
-            // Games of this opponent among the committed ones, and its complete pairs.
-            // Pair p is against opponent p % opponents.
-            let (pairs_done, n) = (self.committed / 2, opponents as u64);
-            let pairs = pairs_done / n + u64::from((i as u64) < pairs_done % n);
-            let open = self.committed % 2 == 1 && self.config.opponent_of(self.committed - 1) == i;
+            let pairs = per_opponent[i];
+            let open = self.committed % 2 == 1 && self.config.opponent_of(self.config.game_at(self.committed - 1)) == i;
             let games = 2 * pairs + u64::from(open);
             let name = &self.config.engines[i + 1].name;
             let wdl = u128::from(totals.wdl.wins) + u128::from(totals.wdl.draws) + u128::from(totals.wdl.losses);
@@ -310,8 +332,17 @@ pub struct PgnOutput {
 
 /// Counts the games in PGN text written by a match (each begins with its `[Event` tag on a line).
 fn count_games(text: &[u8]) -> u64 {
-    let starts = text.windows(8).filter(|w| w[0] == b'\n' && &w[1..] == b"[Event ").count() as u64;
-    starts + u64::from(text.starts_with(b"[Event "))
+    game_texts(text).len() as u64
+}
+
+/// The games of PGN text written by a match, each from its `[Event` line
+/// to the next game's (text before the first game, if any, is left out).
+pub fn game_texts(text: &[u8]) -> Vec<&[u8]> {
+    let mut starts: Vec<usize> = text.windows(8).enumerate().filter(|(_, w)| w[0] == b'\n' && &w[1..] == b"[Event ").map(|(i, _)| i + 1).collect();
+    if text.starts_with(b"[Event ") {
+        starts.insert(0, 0);
+    }
+    starts.iter().enumerate().map(|(k, &a)| &text[a..starts.get(k + 1).copied().unwrap_or(text.len())]).collect()
 }
 
 impl PgnOutput {

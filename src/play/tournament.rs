@@ -23,7 +23,7 @@ use super::rules::Termination;
 use super::spec::EngineSpec;
 use super::state::{FinishedGame, MatchState, PgnOutput, StateError, fnv1a};
 use crate::dataset::GameResult;
-use crate::stats::{GameOutcome, SprtDecision};
+use crate::stats::GameOutcome;
 
 /// What a match reports while it runs.
 pub trait MatchProgress: Sync {
@@ -232,7 +232,6 @@ pub fn play_match(
 ) -> Result<(MatchState, Timing), MatchError> {
     let started = Instant::now();
     let config = state.config.clone();
-    let sprt = config.sprt;
     let deterministic = config.is_deterministic();
     // Each warning once, however many workers start the engine.
     let warned = Mutex::new(std::collections::HashSet::new());
@@ -274,7 +273,9 @@ pub fn play_match(
                     if g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
                         break;
                     }
-                    let opening = match config.opening(g, &mut check) {
+                    // `g` counts this run's games; `game` is its number in the whole match.
+                    let game = config.game_at(g);
+                    let opening = match config.opening(game, &mut check) {
                         Ok(opening) => opening,
                         Err(e) => {
                             failed.store(true, Ordering::Relaxed);
@@ -287,7 +288,7 @@ pub fn play_match(
                     // comes out as it would have without the interruption.
                     let sealed_game = adjourned.get(&g).filter(|_| !deterministic);
                     let stop = || g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed);
-                    let report = play_one(config, &mut seats, g, &opening, sealed_game, &stop, &mut |snapshot| {
+                    let report = play_one(config, &mut seats, game, &opening, sealed_game, &stop, &mut |snapshot| {
                         sealed.lock().expect("sealed games").insert(g, snapshot.clone());
                     });
                     sealed.lock().expect("sealed games").remove(&g);
@@ -320,7 +321,8 @@ pub fn play_match(
                 timing.engine += game.engine_time;
                 timing.games_wall += game.wall_time;
                 timing.nodes += game.nodes;
-                let finished = FinishedGame { outcome: outcome_for_first(g, game.result()), pgn: to_pgn(&game, &config.header(g)) };
+                let number = config.game_at(g);
+                let finished = FinishedGame { outcome: outcome_for_first(number, game.result()), pgn: to_pgn(&game, &config.header(number)) };
                 state.finished.insert(g, finished);
                 // Commit every game that is now next in order.
                 while let Some(done) = state.finished.remove(&state.committed) {
@@ -328,21 +330,10 @@ pub fn play_match(
                         state.pgn_bytes += out.append(&done.pgn)?;
                         state.pgn_hash = fnv1a(state.pgn_hash, done.pgn.as_bytes());
                     }
-                    let g = state.committed;
                     state.count(done.outcome);
-                    if g % 2 == 1
-                        && let Some(sprt) = &sprt
-                        && config.opponents() == 1
-                    {
-                        let decision = sprt.decide(&state.totals[0].penta);
-                        if decision != SprtDecision::Continue {
-                            let pairs = g / 2 + 1;
-                            let h1 = decision == SprtDecision::AcceptH1;
-                            state.stopped = Some(if h1 { StopReason::SprtAcceptedH1 { pairs } } else { StopReason::SprtAcceptedH0 { pairs } });
-                            state.cutoff = g + 1;
-                            cutoff.store(g + 1, Ordering::Relaxed);
-                            state.finished.retain(|&k, _| k <= g);
-                        }
+                    // (A shard's SPRT is decided when the shards are merged.)
+                    if state.decide_sprt() {
+                        cutoff.store(state.cutoff, Ordering::Relaxed);
                     }
                     progress.update(&state);
                     if state.stopped.is_some() {

@@ -9,9 +9,9 @@ use std::process::Command;
 use crate::common::*;
 
 /// Every command whose `--help` is kept here.
-const COMMANDS: [&str; 20] = [
+const COMMANDS: [&str; 21] = [
     "extract", "features", "fit", "tune", "evaluate", "label", "weights", "match", "verify", "selfplay", "openings", "play", "stats", "analyze",
-    "uci", "bench", "eval", "perft", "completions", "man",
+    "split", "uci", "bench", "eval", "perft", "completions", "man",
 ];
 
 fn snapshot_dir() -> PathBuf {

@@ -20,4 +20,6 @@ mod interfaces;
 mod notebooks;
 mod play;
 mod proof;
+mod scale;
+mod spark;
 mod tune;

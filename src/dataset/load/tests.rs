@@ -80,6 +80,7 @@ fn every_format_reads_back_the_positions_it_was_given() {
         ("material,pst,bishop_pair,tempo", Format::Octave, "f.txt", false),
         ("material,pst,bishop_pair,tempo", Format::Octave, "f.mat", false),
         ("material,pst,bishop_pair,tempo", Format::Ijv, "g.ijv", true),
+        ("material_tapered,pst,bishop_pair,tempo", Format::Svm, "i.svm", true),
         ("material,pst,bishop_pair,tempo", Format::Epd, "h.epd", true),
     ];
     for (layout, format, name, labels) in cases {

@@ -1,0 +1,418 @@
+//! Cutting PGN collections into shards of whole games: the unit a cluster
+//! distributes (PGN cannot be cut at arbitrary bytes).
+//!
+//! The games are read by the very reader extraction uses
+//! ([`super::extract`]), so a shard holds exactly the games extraction
+//! would see there, and the text between two cuts is copied byte for byte.
+//! A cut goes where a game begins a stretch of text the PGN reader reads
+//! on its own ([`GameRecord::start`]); games that termination markers
+//! split out of one stretch (tagless games one per line) stay with it, so
+//! a shard can hold a few more than N games. A shard continues into the
+//! next input only when the input before ends cleanly (its last game
+//! terminated, nothing after the marker); otherwise a new shard begins.
+//! Extracting the shards one after another gives the rows of extracting
+//! the inputs, game ids included, and extracting each shard apart with
+//! `--game-base` set to its `first_game` gives them too.
+//!
+//! The manifest (`manifest.json` in the folder) lists every shard: file,
+//! first game (0-based over the whole collection), games, text bytes,
+//! stored bytes, and per source file the range of its games (1-based, as
+//! extraction's messages count them).
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::extract::{ExtractConfig, ExtractError, Progress, Tap, read_games_tapped};
+use super::input::{ByteCounters, InputSource};
+use super::record::GameRecord;
+use crate::atomic::{AtomicFile, OutputError, OutputKind, OutputPlan, PlanError};
+
+/// The manifest's name in the shard folder.
+pub const MANIFEST: &str = "manifest.json";
+/// The manifest's `format` value.
+pub const MANIFEST_FORMAT: &str = "pgntune split 1";
+
+/// How shards are stored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardCompression {
+    /// Zstandard (level 3): fast to write and to read.
+    #[default]
+    Zstd,
+    /// gzip.
+    Gzip,
+    /// Plain PGN text.
+    None,
+}
+
+impl ShardCompression {
+    /// The file name ending.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ShardCompression::Zstd => ".pgn.zst",
+            ShardCompression::Gzip => ".pgn.gz",
+            ShardCompression::None => ".pgn",
+        }
+    }
+}
+
+/// What to split and where.
+#[derive(Clone, Debug)]
+pub struct SplitConfig {
+    /// The collections, in order.
+    pub inputs: Vec<InputSource>,
+    /// Games per shard.
+    pub games_per_shard: u64,
+    /// The folder for the shards and the manifest (created if missing).
+    pub out_dir: PathBuf,
+    /// How shards are stored.
+    pub compression: ShardCompression,
+    /// Replace files in the folder that pgntune did not write.
+    pub force: bool,
+}
+
+/// A source file's games in a shard.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRange {
+    /// The input, as given.
+    pub file: String,
+    /// Its first game in the shard (1-based within the input).
+    pub first: u64,
+    /// Its last game in the shard.
+    pub last: u64,
+}
+
+/// One shard in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardEntry {
+    /// Its number, from 0.
+    pub shard: u64,
+    /// Its file name, in the manifest's folder.
+    pub file: String,
+    /// Its first game's index in the whole collection (0-based): `extract --game-base`.
+    pub first_game: u64,
+    /// Games in it.
+    pub games: u64,
+    /// Bytes of PGN text.
+    pub text_bytes: u64,
+    /// Bytes as stored.
+    pub bytes: u64,
+    /// Where its games come from.
+    pub sources: Vec<SourceRange>,
+}
+
+/// The manifest of a split.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_FORMAT`].
+    pub format: String,
+    /// Games in all shards.
+    pub games: u64,
+    /// Bytes of PGN text in all shards.
+    pub text_bytes: u64,
+    /// The N asked for.
+    pub games_per_shard: u64,
+    /// How the shards are stored.
+    pub compression: ShardCompression,
+    /// The shards, in order.
+    pub shards: Vec<ShardEntry>,
+}
+
+impl Manifest {
+    /// Reads a manifest (checking its format).
+    pub fn load(path: &Path) -> Result<Manifest, SplitError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SplitError::Io { path: path.to_path_buf(), source })?;
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| SplitError::Manifest { path: path.to_path_buf(), message: e.to_string() })?;
+        if manifest.format != MANIFEST_FORMAT {
+            return Err(SplitError::Manifest { path: path.to_path_buf(), message: format!("format '{}', not '{MANIFEST_FORMAT}'", manifest.format) });
+        }
+        Ok(manifest)
+    }
+}
+
+/// What a split did.
+#[derive(Clone, Debug)]
+pub struct SplitReport {
+    /// The manifest written.
+    pub manifest: Manifest,
+    /// Where.
+    pub manifest_path: PathBuf,
+    /// Shards of an earlier split into the folder that this one did not rewrite, removed.
+    pub removed: Vec<PathBuf>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Why a split failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SplitError {
+    /// An output would destroy a file.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// Reading the inputs failed.
+    #[error(transparent)]
+    Read(#[from] ExtractError),
+    /// A shard or the manifest could not be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// An input has text but no game.
+    #[error("{input}: no PGN game found (not a PGN file?)")]
+    NoGame {
+        /// The input.
+        input: String,
+    },
+    /// A file could not be read or made.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A manifest that is not one.
+    #[error("{}: not a pgntune split manifest: {message}", path.display())]
+    Manifest {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// No games per shard.
+    #[error("a shard needs at least one game")]
+    NoGames,
+}
+
+/// A shard being written.
+struct ShardFile {
+    entry: ShardEntry,
+    path: PathBuf,
+    sink: Sink,
+    /// The last byte written (to separate inputs by a line break).
+    last: Option<u8>,
+}
+
+enum Sink {
+    Plain(AtomicFile),
+    Zstd(zstd::Encoder<'static, AtomicFile>),
+    Gzip(flate2::write::GzEncoder<AtomicFile>),
+}
+
+impl ShardFile {
+    fn create(dir: &Path, shard: u64, first_game: u64, compression: ShardCompression, plan: &mut OutputPlan) -> Result<ShardFile, SplitError> {
+        let file = format!("shard-{shard:05}{}", compression.extension());
+        let path = dir.join(&file);
+        plan.output(&path, OutputKind::Shard)?;
+        let out = AtomicFile::create(&path)?;
+        let io = |source| SplitError::Io { path: path.clone(), source };
+        let sink = match compression {
+            ShardCompression::None => Sink::Plain(out),
+            ShardCompression::Zstd => Sink::Zstd(zstd::Encoder::new(out, 3).map_err(io)?),
+            ShardCompression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(out, flate2::Compression::default())),
+        };
+        let entry = ShardEntry { shard, file, first_game, games: 0, text_bytes: 0, bytes: 0, sources: Vec::new() };
+        Ok(ShardFile { entry, path, sink, last: None })
+    }
+
+    fn write(&mut self, text: &[u8]) -> Result<(), SplitError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let written = match &mut self.sink {
+            Sink::Plain(f) => f.write_all(text),
+            Sink::Zstd(f) => f.write_all(text),
+            Sink::Gzip(f) => f.write_all(text),
+        };
+        written.map_err(|source| SplitError::Io { path: self.path.clone(), source })?;
+        self.entry.text_bytes += text.len() as u64;
+        self.last = text.last().copied();
+        Ok(())
+    }
+
+    /// Counts game `number` of `input` into the shard.
+    fn count(&mut self, input: &str, number: u64) {
+        self.entry.games += 1;
+        match self.entry.sources.last_mut() {
+            Some(range) if range.file == input => range.last = number,
+            _ => self.entry.sources.push(SourceRange { file: input.to_string(), first: number, last: number }),
+        }
+    }
+
+    fn finish(self) -> Result<ShardEntry, SplitError> {
+        let io = |source| SplitError::Io { path: self.path.clone(), source };
+        let file = match self.sink {
+            Sink::Plain(f) => f,
+            Sink::Zstd(f) => f.finish().map_err(io)?,
+            Sink::Gzip(f) => f.finish().map_err(io)?,
+        };
+        file.commit()?;
+        let bytes = std::fs::metadata(&self.path).map_err(io)?.len();
+        Ok(ShardEntry { bytes, ..self.entry })
+    }
+}
+
+/// True when `text` ends with a game termination marker (and white space):
+/// then whatever follows reads as a new game.
+fn ends_cleanly(text: &[u8]) -> bool {
+    let text = text.trim_ascii_end();
+    [b"1-0".as_slice(), b"0-1", b"1/2-1/2", b"*"].iter().any(|m| text.ends_with(m))
+}
+
+/// Checks the folder and the files in it that this split may replace: an
+/// earlier manifest, and files named like shards (replaced only when the
+/// earlier manifest lists them, or with `force`). Returns the earlier
+/// manifest's shard files.
+fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<String>, SplitError> {
+    plan.folder(&config.out_dir)?;
+    std::fs::create_dir_all(&config.out_dir).map_err(|source| SplitError::Io { path: config.out_dir.clone(), source })?;
+    let manifest = config.out_dir.join(MANIFEST);
+    plan.output(&manifest, OutputKind::SplitManifest)?;
+    let earlier = Manifest::load(&manifest).map(|m| m.shards.into_iter().map(|s| s.file).collect()).unwrap_or_default();
+    let entries = std::fs::read_dir(&config.out_dir).map_err(|source| SplitError::Io { path: config.out_dir.clone(), source })?;
+    for entry in entries {
+        let entry = entry.map_err(|source| SplitError::Io { path: config.out_dir.clone(), source })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_shard_name(&name) {
+            // Checked now (an input among them, a user's file), claimed when written.
+            let mut probe = OutputPlan::new(config.force);
+            for input in &config.inputs {
+                if let InputSource::File(path) = input {
+                    probe.input(path);
+                }
+            }
+            probe.output(&entry.path(), OutputKind::Shard)?;
+        }
+    }
+    Ok(earlier)
+}
+
+/// `shard-NNNNN.pgn`, `.pgn.zst` or `.pgn.gz`.
+fn is_shard_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("shard-") else { return false };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && [".pgn", ".pgn.zst", ".pgn.gz"].contains(&&rest[digits..])
+}
+
+/// Cuts `config.inputs` into shards and writes the manifest.
+pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitReport, SplitError> {
+    let started = Instant::now();
+    if config.games_per_shard == 0 {
+        return Err(SplitError::NoGames);
+    }
+    let mut plan = OutputPlan::new(config.force);
+    for input in &config.inputs {
+        match input {
+            InputSource::File(path) => plan.input(path),
+            InputSource::Stdin => plan.input(Path::new(crate::atomic::STDOUT)),
+            InputSource::Memory { .. } => {}
+        }
+    }
+    let earlier = check_folder(config, &mut plan)?;
+    let names: Vec<String> = config.inputs.iter().map(|i| i.to_string()).collect();
+    let tap = RefCell::new(Tap::default());
+    let counters = ByteCounters::default();
+    let mut shards: Vec<ShardEntry> = Vec::new();
+    let mut open: Option<ShardFile> = None;
+    // The input being read, and whether its text so far ended cleanly at its last game.
+    let mut input: Option<usize> = None;
+    let mut last_clean = true;
+    let mut games = 0u64;
+
+    let mut failure: Option<SplitError> = None;
+    // Moves the tap's text up to `to` into the open shard (or drops it: text before a first game).
+    let take = |open: &mut Option<ShardFile>, to: u64| -> Result<(), SplitError> {
+        let mut tap = tap.borrow_mut();
+        let n = (to - tap.drained) as usize;
+        if let Some(shard) = open.as_mut() {
+            shard.write(&tap.text[..n])?;
+        }
+        tap.text.drain(..n);
+        tap.drained = to;
+        Ok(())
+    };
+    let mut on_game = |record: GameRecord| -> Result<(), SplitError> {
+        if input != Some(record.input) {
+            if let Some(previous) = input {
+                // The previous input's tail belongs to its last game.
+                let end = tap.borrow().ends[previous];
+                let clean = last_clean && {
+                    let tap = tap.borrow();
+                    ends_cleanly(&tap.text[..(end - tap.drained) as usize])
+                };
+                take(&mut open, end)?;
+                if !clean && let Some(shard) = open.take() {
+                    shards.push(shard.finish()?);
+                }
+                if let Some(shard) = open.as_mut()
+                    && shard.last != Some(b'\n')
+                {
+                    shard.write(b"\n")?;
+                }
+            }
+            if record.start.is_none() {
+                // Only the placeholder for text without a single game starts an input without an offset.
+                return Err(SplitError::NoGame { input: names[record.input].clone() });
+            }
+            input = Some(record.input);
+        }
+        let base = if record.input == 0 { 0 } else { tap.borrow().ends[record.input - 1] };
+        if let Some(start) = record.start {
+            take(&mut open, base + start)?;
+            if open.as_ref().is_some_and(|s| s.entry.games >= config.games_per_shard) {
+                shards.push(open.take().expect("checked").finish()?);
+            }
+            if open.is_none() {
+                open = Some(ShardFile::create(&config.out_dir, shards.len() as u64, games, config.compression, &mut plan)?);
+            }
+        }
+        open.as_mut().expect("a game begins a shard").count(&names[record.input], record.number);
+        games += 1;
+        last_clean = record.terminated && record.parse_error.is_none();
+        Ok(())
+    };
+    let read_config = ExtractConfig::default();
+    let read = read_games_tapped(&config.inputs, &read_config, &counters, progress, Some(&tap), |record| match on_game(record) {
+        Ok(()) => Ok(true),
+        Err(e) => {
+            failure = Some(e);
+            Ok(false)
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    read?;
+    if let Some(last) = input {
+        let end = tap.borrow().ends[last];
+        take(&mut open, end)?;
+    }
+    if let Some(shard) = open.take() {
+        shards.push(shard.finish()?);
+    }
+    let manifest = Manifest {
+        format: MANIFEST_FORMAT.to_string(),
+        games: shards.iter().map(|s| s.games).sum(),
+        text_bytes: shards.iter().map(|s| s.text_bytes).sum(),
+        games_per_shard: config.games_per_shard,
+        compression: config.compression,
+        shards,
+    };
+    let manifest_path = config.out_dir.join(MANIFEST);
+    let mut text = serde_json::to_string_pretty(&manifest).map_err(|e| SplitError::Manifest { path: manifest_path.clone(), message: e.to_string() })?;
+    text.push('\n');
+    AtomicFile::write_all(&manifest_path, text.as_bytes())?;
+    // An earlier split's shards beyond this one's would be mistaken for part of it.
+    let mut removed = Vec::new();
+    for file in earlier.iter().filter(|f| is_shard_name(f) && !manifest.shards.iter().any(|s| &s.file == *f)) {
+        let path = config.out_dir.join(file);
+        if path.exists() {
+            std::fs::remove_file(&path).map_err(|source| SplitError::Io { path: path.clone(), source })?;
+            removed.push(path);
+        }
+    }
+    Ok(SplitReport { manifest, manifest_path, removed, seconds: started.elapsed().as_secs_f64() })
+}
