@@ -42,17 +42,16 @@ fn main() {
         let z: f64 = x.iter().zip(truth).map(|(&a, b)| a as f64 * b).sum();
         let p = 1.0 / (1.0 + (-z).exp());
         let u: f64 = rng.random();
-        let result = if u < 0.3 { GameResult::Draw } else if rng.random::<f64>() < p { GameResult::WhiteWins } else { GameResult::BlackWins };
+        let result = if u < 0.3 {
+            GameResult::Draw
+        } else if rng.random::<f64>() < p {
+            GameResult::WhiteWins
+        } else {
+            GameResult::BlackWins
+        };
         for x in positions {
-            let terms: Vec<TermValue> = x
-                .iter()
-                .enumerate()
-                .filter(|&(_, &v)| v != 0)
-                .map(|(t, &v)| TermValue {
-                    term: t as u16,
-                    value: v as i16,
-                })
-                .collect();
+            let terms: Vec<TermValue> =
+                x.iter().enumerate().filter(|&(_, &v)| v != 0).map(|(t, &v)| TermValue { term: t as u16, value: v as i16 }).collect();
             batch.push_features(&terms, 0);
             batch.results.push(result);
             batch.games.push(game);

@@ -130,7 +130,10 @@ pub fn emit(weights: &Weights, language: Language) -> Result<String, UnknownFeat
                     (sv.set.name().to_string(), serde_json::Value::Object(terms))
                 })
                 .collect();
-            object.insert("comment".to_string(), serde_json::json!(format!("{}: [middlegame, endgame] centipawns per term, written by pgntune", weights.name)));
+            object.insert(
+                "comment".to_string(),
+                serde_json::json!(format!("{}: [middlegame, endgame] centipawns per term, written by pgntune", weights.name)),
+            );
             out = serde_json::to_string_pretty(&object).expect("values serialise") + "\n";
         }
         Language::Rust | Language::C => {

@@ -133,7 +133,9 @@ pub enum WeightsError {
         what: String,
     },
     /// A column of the declared sets has no weight and there is no default.
-    #[error("{path}: no weight for column '{column}' of the feature set '{set}' (give every column of {set}: {known}; or a top-level `default = VALUE` for the columns not listed)")]
+    #[error(
+        "{path}: no weight for column '{column}' of the feature set '{set}' (give every column of {set}: {known}; or a top-level `default = VALUE` for the columns not listed)"
+    )]
     MissingColumn {
         /// The file.
         path: String,
@@ -221,10 +223,7 @@ impl Weights {
             toml::from_str(&text).map_err(|e| parse_err(toml_message(&text, &e)))?
         };
         if weights.format != FORMAT && weights.format != 1 {
-            return Err(parse_err(format!(
-                "format {} is not supported (this build reads formats 1 and {FORMAT})",
-                weights.format
-            )));
+            return Err(parse_err(format!("format {} is not supported (this build reads formats 1 and {FORMAT})", weights.format)));
         }
         if weights.name.is_empty() {
             weights.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -257,20 +256,31 @@ impl Weights {
             }
         }
         let not_finite = |what: &str| WeightsError::NotFinite { path: path.to_string(), what: what.to_string() };
-        let out_of_range = |what: &str, value: f64, why: String| WeightsError::OutOfRange { path: path.to_string(), what: what.to_string(), value, why };
+        let out_of_range =
+            |what: &str, value: f64, why: String| WeightsError::OutOfRange { path: path.to_string(), what: what.to_string(), value, why };
         if !self.scale.is_finite() {
             return Err(not_finite("scale"));
         }
         if self.scale == 0.0 {
             return Err(out_of_range("scale", self.scale, "makes every evaluation 0".into()));
         }
-        for (what, value) in self.weights.iter().map(|(c, v)| (c.as_str(), *v)).chain(self.default.map(|d| ("default", d))).chain(self.intercept.map(|i| ("intercept", i))) {
+        for (what, value) in self
+            .weights
+            .iter()
+            .map(|(c, v)| (c.as_str(), *v))
+            .chain(self.default.map(|d| ("default", d)))
+            .chain(self.intercept.map(|i| ("intercept", i)))
+        {
             if !value.is_finite() {
                 return Err(not_finite(what));
             }
             let cp = self.scale * value;
             if !cp.is_finite() || cp.abs() > MAX_CENTIPAWNS {
-                return Err(out_of_range(what, value, format!("is {} centipawns (scale {} × weight); at most ±{MAX_CENTIPAWNS} are allowed", short(cp), short(self.scale))));
+                return Err(out_of_range(
+                    what,
+                    value,
+                    format!("is {} centipawns (scale {} × weight); at most ±{MAX_CENTIPAWNS} are allowed", short(cp), short(self.scale)),
+                ));
             }
         }
         for set in layout.sets() {
@@ -278,7 +288,12 @@ impl Weights {
             if self.default.is_none()
                 && let Some(missing) = columns.iter().find(|c| !self.weights.contains_key(*c))
             {
-                return Err(WeightsError::MissingColumn { path: path.to_string(), column: missing.clone(), set: set.name().to_string(), known: columns.join(" ") });
+                return Err(WeightsError::MissingColumn {
+                    path: path.to_string(),
+                    column: missing.clone(),
+                    set: set.name().to_string(),
+                    known: columns.join(" "),
+                });
             }
             // Piece values: a non-positive one makes the engine give its pieces away.
             if set == FeatureSet::Material {
@@ -298,11 +313,7 @@ impl Weights {
     /// 2 per unit of `count × phase / 24`.
     fn upgrade_from_format_1(&mut self) {
         if let Ok(layout) = self.layout() {
-            let tapered: Vec<String> = layout
-                .sets()
-                .filter(|s| s.tapered())
-                .flat_map(|s| s.columns())
-                .collect();
+            let tapered: Vec<String> = layout.sets().filter(|s| s.tapered()).flat_map(|s| s.columns()).collect();
             for column in tapered {
                 if let Some(w) = self.weights.get_mut(&column) {
                     *w *= f64::from(crate::features::MAX_PHASE);

@@ -174,7 +174,9 @@ pub fn compare(groups: &[GroupFit]) -> Vec<Option<Vec<Option<Difference>>>> {
                 mine.iter()
                     .zip(theirs)
                     .map(|((v, se), (r, rse))| match (se, rse) {
-                        (Some(se), Some(rse)) if se * se + rse * rse > 0.0 => Some(Difference { difference: v - r, z: (v - r) / (se * se + rse * rse).sqrt() }),
+                        (Some(se), Some(rse)) if se * se + rse * rse > 0.0 => {
+                            Some(Difference { difference: v - r, z: (v - r) / (se * se + rse * rse).sqrt() })
+                        }
                         _ => None,
                     })
                     .collect(),

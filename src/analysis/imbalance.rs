@@ -376,7 +376,11 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
     let draws = match options.draws {
         DrawMode::Exclude => "exclude",
         DrawMode::Half => "half",
-        DrawMode::Ordinal => return Err(ImbalanceError::Invalid("the imbalance analysis fits decisive games (--draws exclude) or draws as half points (--draws half), not ordinal".into())),
+        DrawMode::Ordinal => {
+            return Err(ImbalanceError::Invalid(
+                "the imbalance analysis fits decisive games (--draws exclude) or draws as half points (--draws half), not ordinal".into(),
+            ));
+        }
     };
     let layout = positions.layout().clone();
     if layout != self::layout() {
@@ -416,7 +420,8 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
     let imbalance = fit_model(&positions, options, k, material_weights.clone(), vec![false; p]).map_err(tuning("imbalance"))?;
     note_convergence("imbalance", &imbalance);
     let c = scale::c_of_k(k);
-    let not_identified = |_| data("the model is not identified on these positions (a column is constant or a combination of others: too few games?)".into());
+    let not_identified =
+        |_| data("the model is not identified on these positions (a column is constant or a combination of others: too few games?)".into());
     let small_columns: Vec<usize> = (0..p).filter(|&j| !is_imbalance[j]).collect();
     let material_cov = covariances(&positions, &used, &material_weights, c, &small_columns).map_err(not_identified)?;
     let imbalance_cov = covariances(&positions, &used, &imbalance.weights, c, &(0..p).collect::<Vec<_>>()).map_err(not_identified)?;
@@ -458,10 +463,11 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
     }
 
     let effects = effects(&layout, &material, &imbalance);
-    let by_pawns = [("knight", Role::Knight, MIDDLEGAME), ("rook", Role::Rook, MIDDLEGAME), ("knight", Role::Knight, ENDGAME), ("rook", Role::Rook, ENDGAME)]
-        .into_iter()
-        .map(|(piece, role, reference)| value_by_pawns(&layout, piece, role, &reference, &material, &imbalance))
-        .collect();
+    let by_pawns =
+        [("knight", Role::Knight, MIDDLEGAME), ("rook", Role::Rook, MIDDLEGAME), ("knight", Role::Knight, ENDGAME), ("rook", Role::Rook, ENDGAME)]
+            .into_iter()
+            .map(|(piece, role, reference)| value_by_pawns(&layout, piece, role, &reference, &material, &imbalance))
+            .collect();
     let games = distinct(used.iter().enumerate().filter(|&(_, &u)| u).map(|(i, _)| positions.game(i)));
     let decisive_games = distinct((0..n).filter(|&i| used[i] && positions.score(i) != 0.5).map(|i| positions.game(i)));
     Ok(CollectionFit {
@@ -525,17 +531,40 @@ fn effects(layout: &FeatureLayout, material: &ModelFit, imbalance: &ModelFit) ->
         test,
     };
     vec![
-        effect("knight_per_pawn", "knight, per own pawn (kaufman_N_pawns)", &unit(&["kaufman_N_pawns"]), false, Some(6.25), "+6.25", "kaufman_N_pawns"),
+        effect(
+            "knight_per_pawn",
+            "knight, per own pawn (kaufman_N_pawns)",
+            &unit(&["kaufman_N_pawns"]),
+            false,
+            Some(6.25),
+            "+6.25",
+            "kaufman_N_pawns",
+        ),
         effect("rook_per_pawn", "rook, per own pawn (kaufman_R_pawns)", &unit(&["kaufman_R_pawns"]), false, Some(-12.5), "-12.5", "kaufman_R_pawns"),
         effect("rook_pair", "second rook beyond the first (imb_R_R)", &unit(&["imb_R_R"]), false, None, "< 0", "imb_R_R"),
         effect("queen_rook", "rook beside a queen (imb_Q_R)", &unit(&["imb_Q_R"]), false, None, "< 0", "imb_Q_R"),
-        effect("exchange_shift", "exchange, all majors vs queens and a rook pair off (imb_R_R + imb_Q_R)", &unit(&["imb_R_R", "imb_Q_R"]), false, Some(-50.0), "-50", "major_redundancy"),
+        effect(
+            "exchange_shift",
+            "exchange, all majors vs queens and a rook pair off (imb_R_R + imb_Q_R)",
+            &unit(&["imb_R_R", "imb_Q_R"]),
+            false,
+            Some(-50.0),
+            "-50",
+            "major_redundancy",
+        ),
         effect("bishop_pair_middlegame", "bishop pair, middlegame reference", &pair_middlegame, true, Some(50.0), "+50", "bishop_pair"),
         effect("bishop_pair_endgame", "bishop pair, endgame reference", &pair_endgame, true, Some(50.0), "+50", "bishop_pair"),
     ]
 }
 
-fn value_by_pawns(layout: &FeatureLayout, piece: &'static str, role: Role, reference: &Reference, material: &ModelFit, imbalance: &ModelFit) -> ValueByPawns {
+fn value_by_pawns(
+    layout: &FeatureLayout,
+    piece: &'static str,
+    role: Role,
+    reference: &Reference,
+    material: &ModelFit,
+    imbalance: &ModelFit,
+) -> ValueByPawns {
     let values = PAWNS
         .map(|pawns| {
             let a = reference::piece_value(layout, reference, role, pawns);
@@ -543,7 +572,13 @@ fn value_by_pawns(layout: &FeatureLayout, piece: &'static str, role: Role, refer
         })
         .collect();
     let a = reference::piece_value(layout, reference, role, reference.pieces.pawns);
-    ValueByPawns { piece, reference: reference.name, phase: reference::phase(reference), values, material_only: Estimate::of(&a, &material.weights, &material.covariances) }
+    ValueByPawns {
+        piece,
+        reference: reference.name,
+        phase: reference::phase(reference),
+        values,
+        material_only: Estimate::of(&a, &material.weights, &material.covariances),
+    }
 }
 
 /// The whole analysis.
@@ -568,7 +603,11 @@ pub fn run(config: &ImbalanceConfig, observer: &dyn ReadObserver, stage: &dyn Fn
         if collection.positions.is_empty() {
             return Err(ImbalanceError::Data { collection: collection.name, reason: "no positions".into() });
         }
-        stage(&format!("{}: fitting the material and imbalance models and 6 smaller ones on {} positions", collection.name, collection.positions.len()));
+        stage(&format!(
+            "{}: fitting the material and imbalance models and 6 smaller ones on {} positions",
+            collection.name,
+            collection.positions.len()
+        ));
         fits.push(fit_collection(&collection.name, Arc::new(collection.positions), &config.fit)?);
         reads.push(collection.reads);
     }

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::AnalysisError;
 use super::curve::{Scale, ScoreCurve, score_curve};
 use super::groups::{ELO_BANDS, GroupFit, GroupKey, compare, fit_groups};
 use super::plots::{self, ConvergencePlot, GroupComparisonPlot, GroupValues, PlotError, ScoreCurvePlot, ScorePoint};
-use super::AnalysisError;
 use crate::dataset::DatasetError;
 use crate::fit::{DrawMode, FitConfig, FitError, FitReport, MergedRows, RowMerger, fit};
 use crate::pgn::extract::{ExtractError, Progress};
@@ -238,7 +238,10 @@ pub fn run(config: &AnalyzeConfig, observer: &dyn ReadObserver) -> Result<Analyz
     if let Some(dataset) = config.inputs.iter().find(|i| is_dataset(i))
         && (config.player.is_some() || matches!(&config.grouping, Grouping::By(k) if *k != GroupKey::Player))
     {
-        return Err(AnalyzeError::Input { input: dataset.clone(), reason: "groups by tag and a player filter read PGN tags; datasets have none (compare inputs instead, or extract the PGN)".into() });
+        return Err(AnalyzeError::Input {
+            input: dataset.clone(),
+            reason: "groups by tag and a player filter read PGN tags; datasets have none (compare inputs instead, or extract the PGN)".into(),
+        });
     }
     let read = ExtractConfig { tags: grouper.tags.clone(), ..config.read.clone() };
     let columns = read.layout.columns();
@@ -325,7 +328,9 @@ pub fn run(config: &AnalyzeConfig, observer: &dyn ReadObserver) -> Result<Analyz
     };
     let draw_models = (config.draw_models && group_table.is_none()).then(|| {
         let mut fits = Vec::new();
-        for (label, draws) in [("decisive games only", DrawMode::Exclude), ("draws as half points", DrawMode::Half), ("ordinal (draw band)", DrawMode::Ordinal)] {
+        for (label, draws) in
+            [("decisive games only", DrawMode::Exclude), ("draws as half points", DrawMode::Half), ("ordinal (draw band)", DrawMode::Ordinal)]
+        {
             let config = FitConfig { draws, ..group_config.clone() };
             fits.append(&mut fit_groups(BTreeMap::from([(label.to_string(), all.clone())]), &config, 0));
         }
@@ -423,7 +428,8 @@ impl AnalyzeReport {
         // Iterates where the pawn's weight is still 0 (the start) have no normalised values.
         let offset = usize::from(report.intercept.is_some());
         let reference = report.reference.unwrap_or(0);
-        let trace: Vec<_> = report.normalised_trace().into_iter().zip(&report.trace).filter(|(_, p)| p.param[offset + reference] != 0.0).map(|(t, _)| t).collect();
+        let trace: Vec<_> =
+            report.normalised_trace().into_iter().zip(&report.trace).filter(|(_, p)| p.param[offset + reference] != 0.0).map(|(t, _)| t).collect();
         let solver = serde_json::to_value(report.solver).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         let convergence = ConvergencePlot {
             title: format!("Convergence of the fit ({}, {solver})", self.name),

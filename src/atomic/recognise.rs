@@ -88,7 +88,9 @@ impl OutputKind {
             OutputKind::ScoreTable => head.starts_with(b"balance,rows,points,score\n"),
             OutputKind::Weights => head.starts_with(b"# pgntune weights") || is_json_weights(path),
             OutputKind::Trace => head.starts_with(b"iteration,"),
-            OutputKind::Figure => head.starts_with(b"\x89PNG\r\n\x1a\n") || (head.starts_with(b"<svg") || head.starts_with(b"<?xml")) && contains(&head, b"<svg"),
+            OutputKind::Figure => {
+                head.starts_with(b"\x89PNG\r\n\x1a\n") || (head.starts_with(b"<svg") || head.starts_with(b"<?xml")) && contains(&head, b"<svg")
+            }
             OutputKind::Openings => is_epd(&head),
             OutputKind::MatchGames => false,
             OutputKind::SelfplayGames => is_selfplay_pgn(path),

@@ -9,8 +9,8 @@ use clap::Args;
 
 use super::extract::{ReadArgs, report};
 use super::fit::FitArgs;
-use super::tune::SolverArg;
 use super::progress::ReadProgress;
+use super::tune::SolverArg;
 use super::values::{at_least, check_threads};
 use crate::analysis::imbalance::{self, FitOptions, ImbalanceConfig, LAYOUT};
 use crate::analysis::run::FIGURES;
@@ -22,11 +22,13 @@ use crate::pgn::extract::Progress;
 
 /// Arguments of `pgntune analyze`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  pgntune analyze ../shared/data/pgnlearn/OpenRating.pgn --plot out/\n  pgntune analyze ../shared/data/human/*.pgn --group-by player\n  pgntune analyze ../shared/data/human/*.pgn --group-by decade --plot out/\n  pgntune analyze human.parquet engine.parquet --compare\n\n\
+#[command(
+    after_help = "Examples:\n  pgntune analyze ../shared/data/pgnlearn/OpenRating.pgn --plot out/\n  pgntune analyze ../shared/data/human/*.pgn --group-by player\n  pgntune analyze ../shared/data/human/*.pgn --group-by decade --plot out/\n  pgntune analyze human.parquet engine.parquet --compare\n\n\
 --json prints one object: score_curve {scale, points [{balance, rows, points, mean, ci95}], alpha, alpha_ci95, alpha_decisive}, \
 fit (the fit of all games, as fit --json prints it) and groups ({title, groups [{name, games, decisive_games, rows, fit, note, z}]} \
 or null); --weights-out and --trace are those of the fit of all games. \
-Datasets without a game column (pgnlearn's .mat) have no game counts: their groups show '?' and are fitted whatever --min-decisive says.")]
+Datasets without a game column (pgnlearn's .mat) have no game counts: their groups show '?' and are fitted whatever --min-decisive says."
+)]
 pub struct AnalyzeCommand {
     /// PGN files (plain or compressed) or datasets written by `extract` (.mat, .csv, .tsv, .parquet).
     #[arg(required = true, value_name = "INPUT")]
@@ -86,7 +88,9 @@ fn print_curve(curve: &ScoreCurve) -> std::io::Result<()> {
     }
     outln!(
         "logistic fit E(ΔM) = 1/(1+e^(−αΔM)): α = {:.4}, 95% CI [{:.4}, {:.4}] (all rows, draws as half points)",
-        curve.alpha, curve.alpha_ci95.0, curve.alpha_ci95.1
+        curve.alpha,
+        curve.alpha_ci95.0,
+        curve.alpha_ci95.1
     )?;
     if let Some((a, (lo, hi))) = curve.alpha_decisive {
         outln!("                                  decisive rows only: α = {a:.4}, 95% CI [{lo:.4}, {hi:.4}] (the 2015 article drew α ≈ 0.7 by eye)")?;

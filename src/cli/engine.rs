@@ -4,8 +4,8 @@ use std::io;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use shakmaty::fen::Fen;
 use shakmaty::Chess;
+use shakmaty::fen::Fen;
 
 use super::values::whole;
 use crate::engine::Evaluator;

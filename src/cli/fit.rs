@@ -100,7 +100,9 @@ impl FitArgs {
             SolverArg::Lbfgs => SolverKind::Lbfgs,
             SolverArg::Newton => SolverKind::Newton,
             SolverArg::Gd => SolverKind::Gd,
-            SolverArg::Adam => bail!("--solver adam is for the whole-evaluation tuner (tapered feature sets, or --prior, --freeze, --k, --eval-weight)"),
+            SolverArg::Adam => {
+                bail!("--solver adam is for the whole-evaluation tuner (tapered feature sets, or --prior, --freeze, --k, --eval-weight)")
+            }
         };
         Ok(FitConfig {
             draws: self.draws,
@@ -174,8 +176,7 @@ impl FitArgs {
         }
         text.push_str(&report.to_text());
         if let Some(values) = &report.values {
-            let values: Vec<String> =
-                report.columns.iter().zip(values).map(|(c, v)| format!("{c} {}", crate::fit::report::format_g6(*v))).collect();
+            let values: Vec<String> = report.columns.iter().zip(values).map(|(c, v)| format!("{c} {}", crate::fit::report::format_g6(*v))).collect();
             text.push_str(&format!("\nvalues: {}\n", values.join("  ")));
         }
         text
@@ -184,7 +185,9 @@ impl FitArgs {
     /// The whole-evaluation settings these arguments give.
     fn tuner_settings(&self, threads: usize) -> Result<TunerSettings> {
         if self.draws == DrawMode::Ordinal || self.bootstrap.is_some() || self.intercept {
-            bail!("--draws ordinal, --bootstrap and --intercept belong to the article's material model; the whole-evaluation tuner does not offer them");
+            bail!(
+                "--draws ordinal, --bootstrap and --intercept belong to the article's material model; the whole-evaluation tuner does not offer them"
+            );
         }
         Ok(TunerSettings {
             loss: match self.loss {
@@ -286,7 +289,8 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
                 }
             }
             // Columns that are not pgntune feature sets: the dense fitter takes any.
-            Err(crate::dataset::DatasetError::Invalid { message, .. }) if message.contains("are not pgntune feature sets") && !args.tuner.asks_for_tuner() => {}
+            Err(crate::dataset::DatasetError::Invalid { message, .. })
+                if message.contains("are not pgntune feature sets") && !args.tuner.asks_for_tuner() => {}
             Err(e) => return Err(e.into()),
         }
     }

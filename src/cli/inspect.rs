@@ -31,7 +31,14 @@ pub(super) fn run_features(args: FeaturesCommand) -> Result<()> {
     outln!("{:<18} {:>7} {:>7} {:>8}  meaning", "set", "terms", "columns", "in full")?;
     for set in FeatureSet::ALL {
         let tapered = if set.tapered() { "" } else { " (untapered)" };
-        outln!("{:<18} {:>7} {:>7} {:>8}  {}{tapered}", set.name(), set.term_count(), set.len(), if full.contains(*set) { "yes" } else { "" }, set.meaning())?;
+        outln!(
+            "{:<18} {:>7} {:>7} {:>8}  {}{tapered}",
+            set.name(),
+            set.term_count(),
+            set.len(),
+            if full.contains(*set) { "yes" } else { "" },
+            set.meaning()
+        )?;
     }
     outln!("{:<18} {:>7} {:>7} {:>8}  the whole evaluation: {}", "full", full.term_count(), full.len(), "", full.spec())?;
     if let Some(spec) = &args.columns {
@@ -89,7 +96,12 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     let columns = positions.layout().columns();
     let weight_layout = weights.layout()?;
     if let Some(missing) = columns.iter().find(|c| !weight_layout.columns().contains(c)) {
-        bail!("the weights '{}' ({}) have no column {missing} of the dataset's sets '{}'", weights.name, weight_layout.spec(), positions.layout().spec());
+        bail!(
+            "the weights '{}' ({}) have no column {missing} of the dataset's sets '{}'",
+            weights.name,
+            weight_layout.spec(),
+            positions.layout().spec()
+        );
     }
     let w: Vec<f64> = columns.iter().map(|c| weights.centipawns(c)).collect();
     let result = evaluate(Arc::new(positions), &w, args.k, args.threads)?;
@@ -186,7 +198,12 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     writer.finish()?;
     if !args.quiet {
         let seconds = started.elapsed().as_secs_f64();
-        eprintln!("labelled {} positions at depth {} in {seconds:.1} s ({:.0} positions/s)", rows.len(), args.depth, rows.len() as f64 / seconds.max(1e-9));
+        eprintln!(
+            "labelled {} positions at depth {} in {seconds:.1} s ({:.0} positions/s)",
+            rows.len(),
+            args.depth,
+            rows.len() as f64 / seconds.max(1e-9)
+        );
     }
     Ok(())
 }

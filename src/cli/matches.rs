@@ -15,13 +15,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::play::{LimitArgs, OpeningArgs, RuleArgs};
 use super::values::{at_least, at_least_usize, check_threads, fraction_below_one};
-use crate::play::run::{RunFiles, RunKind, status_line, today};
-use crate::play::{
-    EngineSpec, Execution, MatchConfig, MatchProgress, MatchReport, MatchStart, MatchState, RunError, SelfplayConfig, SelfplayStart, VerifyConfig, VerifyStart, run_match,
-    run_selfplay, verify,
-};
 use crate::play::merge::{MergeConfig, merge_shards};
+use crate::play::run::{RunFiles, RunKind, status_line, today};
 use crate::play::shard::{ShardSpec, parse_pair_range};
+use crate::play::{
+    EngineSpec, Execution, MatchConfig, MatchProgress, MatchReport, MatchStart, MatchState, RunError, SelfplayConfig, SelfplayStart, VerifyConfig,
+    VerifyStart, run_match, run_selfplay, verify,
+};
 use crate::stats::SprtConfig;
 
 /// How often a run that is not on a terminal prints a status line: every
@@ -158,7 +158,9 @@ impl MatchProgress for Progress {
 /// The library's error with what to type next, where there is something.
 fn with_hint(err: RunError) -> anyhow::Error {
     let hint = match &err {
-        RunError::EarlierRun { state, kind } => format!("continue it with `pgntune {kind} --resume {}`, or pass --force to start afresh", state.display()),
+        RunError::EarlierRun { state, kind } => {
+            format!("continue it with `pgntune {kind} --resume {}`, or pass --force to start afresh", state.display())
+        }
         RunError::WrongKind { path, found, .. } => format!("continue it with `pgntune {found} --resume {}`", path.display()),
         RunError::Kept { state, .. } => format!("continue with `pgntune selfplay --resume {}`", state.display()),
         RunError::StreamedState => "drop --state".to_string(),
@@ -169,7 +171,14 @@ fn with_hint(err: RunError) -> anyhow::Error {
 
 /// The configuration every kind of run builds from its options: limits
 /// (with a default node count, if the command has one), rules, openings.
-fn new_config(kind: RunKind, engines: Vec<EngineSpec>, pairs: u64, (limits, default_nodes): (&LimitArgs, Option<u64>), rules: &RuleArgs, openings: &OpeningArgs) -> Result<MatchConfig> {
+fn new_config(
+    kind: RunKind,
+    engines: Vec<EngineSpec>,
+    pairs: u64,
+    (limits, default_nodes): (&LimitArgs, Option<u64>),
+    rules: &RuleArgs,
+    openings: &OpeningArgs,
+) -> Result<MatchConfig> {
     Ok(MatchConfig {
         openings: openings.plan()?,
         seed: openings.seed,
@@ -263,7 +272,11 @@ impl MatchCommand {
             Some((first_pair, end_pair)) => ShardSpec { first_pair, end_pair, ..shard },
             None => shard,
         });
-        let config = MatchConfig { sprt: self.sprt, shard, ..new_config(RunKind::Match, self.engines.clone(), pairs, (&self.limits, None), &self.rules, &self.openings)? };
+        let config = MatchConfig {
+            sprt: self.sprt,
+            shard,
+            ..new_config(RunKind::Match, self.engines.clone(), pairs, (&self.limits, None), &self.rules, &self.openings)?
+        };
         // Checked here too, so that a bad configuration is refused before any note.
         config.check()?;
         Ok(MatchStart::New { config: Box::new(config), files: self.run.files() })
@@ -367,7 +380,8 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
     let outcome = verify(start, &Execution { threads, progress: &progress });
     progress.finish();
     let verdict = outcome.map_err(with_hint)?;
-    let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&verdict.to_json())?) } else { format!("{}\n{verdict}\n", verdict.report) };
+    let text =
+        if args.run.json { format!("{}\n", serde_json::to_string_pretty(&verdict.to_json())?) } else { format!("{}\n{verdict}\n", verdict.report) };
     print_report(&text, &verdict.report, args.run.quiet)?;
     Ok(verdict.outcome.exit_code())
 }
@@ -423,7 +437,14 @@ impl SelfplayCommand {
         let engine = EngineSpec::bundled("pgntune", &self.weights).context("--weights")?;
         let config = MatchConfig {
             vary_weights: Some(self.vary),
-            ..new_config(RunKind::Selfplay, vec![engine.clone(), engine], self.games.div_ceil(2), (&self.limits, Some(3000)), &self.rules, &self.openings)?
+            ..new_config(
+                RunKind::Selfplay,
+                vec![engine.clone(), engine],
+                self.games.div_ceil(2),
+                (&self.limits, Some(3000)),
+                &self.rules,
+                &self.openings,
+            )?
         };
         Ok(SelfplayStart::New(Box::new(SelfplayConfig { config, out, force: self.force })))
     }

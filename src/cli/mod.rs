@@ -32,10 +32,10 @@ mod fit;
 mod inspect;
 mod matches;
 mod play;
+pub mod progress;
 mod split;
 mod stats;
 mod tune;
-pub mod progress;
 mod values;
 
 use std::io::{self, Write};

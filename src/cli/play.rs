@@ -122,7 +122,9 @@ impl OpeningArgs {
             None => {
                 let plies = self.opening_plies.unwrap_or(8);
                 if plies > MAX_RANDOM_PLIES {
-                    bail!("--opening-plies {plies}: random openings have at most {MAX_RANDOM_PLIES} plies (random moves would end games before the engines play); use --openings for longer ones");
+                    bail!(
+                        "--opening-plies {plies}: random openings have at most {MAX_RANDOM_PLIES} plies (random moves would end games before the engines play); use --openings for longer ones"
+                    );
                 }
                 OpeningPlan::Random { plies, balance_cp: (self.balanced > 0).then_some(self.balanced) }
             }

@@ -8,10 +8,12 @@ use crate::stats::{Penta, SprtConfig, StatsConfig, Wdl, summarise};
 
 /// Arguments of `pgntune stats`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  pgntune stats --wdl 136 111 96\n  pgntune stats --penta 379 10170 21828 10640 343 --sprt 'elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized'\n\n\
+#[command(
+    after_help = "Examples:\n  pgntune stats --wdl 136 111 96\n  pgntune stats --penta 379 10170 21828 10640 343 --sprt 'elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized'\n\n\
 --json prints one object: games {wins, draws, losses} and pairs {LL, LD, DD+WL, WD, WW} (null when not given); trinomial and \
 pentanomial estimates {samples, score, score_ci95, elo, elo_ci95, elo_interval, nelo, nelo_ci95, los} or {degenerate: sentence}; \
-sprt {elo0, elo1, alpha, beta, model, llr, llr_approx, lower_bound, upper_bound, decision: H1|H0|continue} or null.")]
+sprt {elo0, elo1, alpha, beta, model, llr, llr_approx, lower_bound, upper_bound, decision: H1|H0|continue} or null."
+)]
 pub struct StatsCommand {
     /// Wins, draws and losses of the first engine.
     #[arg(long, num_args = 3, value_names = ["W", "D", "L"], allow_negative_numbers = true, value_parser = at_least(0), required_unless_present = "penta")]

@@ -123,7 +123,12 @@ impl TunerArgs {
 
     /// True when an option only the whole-evaluation tuner has was given.
     pub fn asks_for_tuner(&self) -> bool {
-        self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.emit_code.is_some() || self.plot.is_some()
+        self.prior.is_some()
+            || !self.freeze.is_empty()
+            || self.eval_weight != 0.0
+            || self.k != "auto"
+            || self.emit_code.is_some()
+            || self.plot.is_some()
     }
 
     /// The tuner's configuration for `layout`.
@@ -181,7 +186,9 @@ impl TunerArgs {
         let solver = match settings.solver {
             SolverArg::Lbfgs => TuneSolver::Lbfgs,
             SolverArg::Adam => TuneSolver::Adam { epochs: self.epochs, batch: self.batch, lr: self.lr },
-            SolverArg::Newton | SolverArg::Gd => bail!("--solver newton and gd are for the article's small models; the whole-evaluation tuner uses lbfgs or adam"),
+            SolverArg::Newton | SolverArg::Gd => {
+                bail!("--solver newton and gd are for the article's small models; the whole-evaluation tuner uses lbfgs or adam")
+            }
         };
         let mut config = TuneConfig::new(prior);
         config.loss = settings.loss;
@@ -215,9 +222,8 @@ fn progress_reporter(quiet: bool, limit: u64) -> Arc<dyn Fn(&TuneProgress) + Sen
         return Arc::new(|_| {});
     }
     if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::with_draw_target(Some(limit), ProgressDrawTarget::stderr_with_hz(5)).with_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} {msg}").expect("valid template").progress_chars("=> "),
-        );
+        let bar = ProgressBar::with_draw_target(Some(limit), ProgressDrawTarget::stderr_with_hz(5))
+            .with_style(ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} {msg}").expect("valid template").progress_chars("=> "));
         return Arc::new(move |p: &TuneProgress| {
             bar.set_position(p.iteration);
             let holdout = p.holdout_loss.map_or(String::new(), |h| format!(", held out {h:.6}"));

@@ -108,13 +108,7 @@ pub struct Schema {
 impl Schema {
     /// The schema of rows with `layout`'s features and nothing else.
     pub fn new(layout: FeatureLayout) -> Schema {
-        Schema {
-            features: layout.columns(),
-            layout,
-            tags: Vec::new(),
-            fen: false,
-            eval: false,
-        }
+        Schema { features: layout.columns(), layout, tags: Vec::new(), fen: false, eval: false }
     }
 }
 
@@ -148,10 +142,7 @@ pub struct RowBatch {
 impl RowBatch {
     /// An empty batch for `schema`.
     pub fn new(schema: &Schema) -> RowBatch {
-        RowBatch {
-            tags: vec![Vec::new(); schema.tags.len()],
-            ..RowBatch::default()
-        }
+        RowBatch { tags: vec![Vec::new(); schema.tags.len()], ..RowBatch::default() }
     }
 
     /// Number of rows.
@@ -235,11 +226,7 @@ impl RowBatch {
 
     /// Keeps the first `rows` rows.
     pub fn truncate(&mut self, rows: usize) {
-        let end = if rows == 0 {
-            0
-        } else {
-            self.ends[rows - 1] as usize
-        };
+        let end = if rows == 0 { 0 } else { self.ends[rows - 1] as usize };
         self.terms.truncate(end);
         self.ends.truncate(rows);
         self.phases.truncate(rows);

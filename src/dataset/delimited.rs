@@ -39,15 +39,8 @@ impl DelimitedWriter {
             push_text(&mut line, name, sep, false);
         }
         line.push(b'\n');
-        file.write_all(&line)
-            .map_err(|e| OutputError::new(path, e))?;
-        Ok(DelimitedWriter {
-            file,
-            layout: schema.layout.clone(),
-            x: vec![0.0; schema.layout.len()],
-            sep,
-            line,
-        })
+        file.write_all(&line).map_err(|e| OutputError::new(path, e))?;
+        Ok(DelimitedWriter { file, layout: schema.layout.clone(), x: vec![0.0; schema.layout.len()], sep, line })
     }
 }
 

@@ -29,9 +29,50 @@ use crate::pgn::replay::position_from_fen;
 
 /// The opcodes the EPD standard defines (PGN standard, section 16.2).
 const STANDARD_OPCODES: &[&str] = &[
-    "acn", "acs", "am", "bm", "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "ce", "dm", "draw_accept", "draw_claim", "draw_offer",
-    "draw_reject", "eco", "fmvn", "hmvc", "id", "nic", "noop", "pm", "pv", "rc", "resign", "sm", "tcgs", "tcri", "tcsi", "v0", "v1", "v2", "v3",
-    "v4", "v5", "v6", "v7", "v8", "v9",
+    "acn",
+    "acs",
+    "am",
+    "bm",
+    "c0",
+    "c1",
+    "c2",
+    "c3",
+    "c4",
+    "c5",
+    "c6",
+    "c7",
+    "c8",
+    "c9",
+    "ce",
+    "dm",
+    "draw_accept",
+    "draw_claim",
+    "draw_offer",
+    "draw_reject",
+    "eco",
+    "fmvn",
+    "hmvc",
+    "id",
+    "nic",
+    "noop",
+    "pm",
+    "pv",
+    "rc",
+    "resign",
+    "sm",
+    "tcgs",
+    "tcri",
+    "tcsi",
+    "v0",
+    "v1",
+    "v2",
+    "v3",
+    "v4",
+    "v5",
+    "v6",
+    "v7",
+    "v8",
+    "v9",
 ];
 
 pub(super) struct EpdWriter {
@@ -42,7 +83,10 @@ pub(super) struct EpdWriter {
 impl EpdWriter {
     pub(super) fn create(path: &Path, schema: &Schema) -> Result<EpdWriter, DatasetError> {
         if !schema.fen {
-            return Err(DatasetError::Invalid { path: path.display().to_string(), message: "EPD output needs the rows' positions (internal: schema without FEN)".into() });
+            return Err(DatasetError::Invalid {
+                path: path.display().to_string(),
+                message: "EPD output needs the rows' positions (internal: schema without FEN)".into(),
+            });
         }
         Ok(EpdWriter { file: AtomicFile::create(path)?, line: String::with_capacity(128) })
     }
@@ -284,7 +328,9 @@ mod tests {
     fn bad_lines_say_why() {
         assert!(parse_line("rnbqkbnr/pppppppp/8/8 w KQkq - c9 \"1-0\";").unwrap_err().contains("bad FEN"));
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"x\";").unwrap_err().contains("no result label"));
-        assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - zz 3; c9 \"1-0\";").unwrap_err().contains("unknown EPD opcode 'zz'"));
+        assert!(
+            parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - zz 3; c9 \"1-0\";").unwrap_err().contains("unknown EPD opcode 'zz'")
+        );
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - [2.0]").unwrap_err().contains("not a result"));
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - | abc | 1.0").unwrap_err().contains("not an evaluation"));
     }

@@ -74,17 +74,28 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
                 let record = record.map_err(csv_err)?;
                 let at = format!("line {}", n + 2);
                 let field = |i: usize| record.get(i).unwrap_or("").trim();
-                let score: f64 = field(result_col).parse().map_err(|_| invalid(path, format!("{at}: result '{}' is not a number", field(result_col))))?;
+                let score: f64 =
+                    field(result_col).parse().map_err(|_| invalid(path, format!("{at}: result '{}' is not a number", field(result_col))))?;
                 let result = GameResult::from_score(score).ok_or_else(|| invalid(path, format!("{at}: result {score} is not 0, 0.5 or 1")))?;
                 let number = |c: Option<usize>| c.and_then(|c| field(c).parse::<u64>().ok()).unwrap_or(0);
-                rows.push(PositionRow { position: position(path, &at, field(fen_col))?, result, game: number(game_col), ply: number(ply_col) as u32 });
+                rows.push(PositionRow {
+                    position: position(path, &at, field(fen_col))?,
+                    result,
+                    game: number(game_col),
+                    ply: number(ply_col) as u32,
+                });
             }
             Ok(rows)
         }
         "parquet" | "pq" => {
             let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
             let frame = ParquetReader::new(File::open(path).map_err(io)?).finish().map_err(polars_err)?;
-            let fens = frame.column("fen").map_err(|_| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?.str().map_err(polars_err)?.clone();
+            let fens = frame
+                .column("fen")
+                .map_err(|_| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?
+                .str()
+                .map_err(polars_err)?
+                .clone();
             let numbers = |name: &str| -> Result<Vec<Option<f64>>, DatasetError> {
                 match frame.column(name) {
                     Ok(c) => Ok(c.cast(&DataType::Float64).map_err(polars_err)?.f64().map_err(polars_err)?.iter().collect()),

@@ -29,12 +29,12 @@ use polars::prelude::*;
 
 use super::columns::ColumnDecoder;
 use super::epd::{EpdProblem, read_epd};
+use super::merged::{MergedRows, RowMerger};
 use super::positions::Positions;
 use super::svm::read_svm;
 use super::triplets::read_triplets;
 use super::{DatasetError, GameResult, RowBatch};
 use crate::features::{FeatureLayout, TermValue};
-use super::merged::{MergedRows, RowMerger};
 
 /// One row as a reader hands it over.
 struct Row<'a> {
@@ -216,7 +216,8 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
         if line.trim().is_empty() {
             continue;
         }
-        let numbers = line.split_whitespace().map(|t| t.parse::<i64>().map_err(|_| at(format!("'{t}' is not an integer")))).collect::<Result<Vec<i64>, _>>()?;
+        let numbers =
+            line.split_whitespace().map(|t| t.parse::<i64>().map_err(|_| at(format!("'{t}' is not an integer")))).collect::<Result<Vec<i64>, _>>()?;
         let w = match width {
             Some(w) => w,
             None => {
@@ -225,7 +226,11 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
                     return Err(at(format!("expected features and a result, found {w} number")));
                 }
                 // The first line fixes (and checks) the file's columns.
-                let columns = if w - 1 == 5 { crate::features::material::Material::COLUMNS.map(String::from).to_vec() } else { (1..w).map(|i| format!("x{i}")).collect() };
+                let columns = if w - 1 == 5 {
+                    crate::features::material::Material::COLUMNS.map(String::from).to_vec()
+                } else {
+                    (1..w).map(|i| format!("x{i}")).collect()
+                };
                 consumer.columns(path, columns)?;
                 width = Some(w);
                 w
@@ -278,9 +283,11 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
         }
         let text = |i: usize| std::str::from_utf8(&record[i]).unwrap_or("").trim();
         let number = |i: usize| -> Result<f64, DatasetError> {
-            text(i).parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
-                at(format!("'{}' in column '{}' is not a number", String::from_utf8_lossy(&record[i]), header[i]))
-            })
+            text(i)
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| at(format!("'{}' in column '{}' is not a number", String::from_utf8_lossy(&record[i]), header[i])))
         };
         for (j, v) in x.iter_mut().enumerate() {
             *v = number(j)?;
@@ -306,7 +313,13 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
 /// (white's), one line per distinct feature vector, as a Spark
 /// aggregation writes them. Each line stands for that many rows; they
 /// have no game ids.
-fn read_counts<R: Read>(path: &Path, header: &[String], [wins, draws, losses]: [usize; 3], reader: &mut csv::Reader<R>, consumer: &mut dyn Consumer) -> Result<(), DatasetError> {
+fn read_counts<R: Read>(
+    path: &Path,
+    header: &[String],
+    [wins, draws, losses]: [usize; 3],
+    reader: &mut csv::Reader<R>,
+    consumer: &mut dyn Consumer,
+) -> Result<(), DatasetError> {
     let width = wins.min(draws).min(losses);
     consumer.columns(path, header[..width].to_vec())?;
     let (mut x, mut pairs) = (vec![0.0; width], Vec::new());
@@ -382,7 +395,8 @@ fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -
         consumer.columns(path, columns.clone())?;
         let list = |name: &str, dtype: DataType| -> Result<ListChunked, DatasetError> {
             let column = frame.column(name).map_err(polars_err)?;
-            let cast = column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
+            let cast =
+                column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
             Ok(cast.list().map_err(polars_err)?.clone())
         };
         let (idx, val) = (list("idx", DataType::Int64)?, list("val", DataType::Float64)?);
@@ -411,7 +425,9 @@ fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -
     let mut x = vec![0.0; features.len()];
     for i in 0..frame.height() {
         for (j, v) in x.iter_mut().enumerate() {
-            *v = features[j][i].filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("row {}: missing value in column '{}'", i + 1, names[j])))?;
+            *v = features[j][i]
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| invalid(path, format!("row {}: missing value in column '{}'", i + 1, names[j])))?;
         }
         nonzero(&x, &mut pairs);
         emit(i, &pairs, consumer)?;
@@ -484,13 +500,21 @@ fn octave_items(path: &Path, mut visit: impl FnMut(OctaveItem<'_>) -> Result<(),
         } else if let Some(rows) = header("rows:") {
             let rows: u64 = rows.parse().map_err(|_| at(format!("'{rows}' is not a row count")))?;
             let Some((_, Ok(columns))) = lines.next() else { return Err(at("a matrix without its column count".into())) };
-            let columns: usize = columns.strip_prefix("# columns:").and_then(|c| c.trim().parse().ok()).ok_or_else(|| at("a matrix without its column count".into()))?;
+            let columns: usize = columns
+                .strip_prefix("# columns:")
+                .and_then(|c| c.trim().parse().ok())
+                .ok_or_else(|| at("a matrix without its column count".into()))?;
             for _ in 0..rows {
                 let Some((m, row)) = lines.next() else { return Err(at(format!("matrix '{name}' ends before its {rows} rows"))) };
                 let row = row.map_err(io_error(path))?;
                 numbers.clear();
                 for t in row.split_whitespace() {
-                    numbers.push(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("line {}: '{t}' is not a number", m + 1)))?);
+                    numbers.push(
+                        t.parse::<f64>()
+                            .ok()
+                            .filter(|v| v.is_finite())
+                            .ok_or_else(|| invalid(path, format!("line {}: '{t}' is not a number", m + 1)))?,
+                    );
                 }
                 if numbers.len() != columns {
                     return Err(invalid(path, format!("line {}: {} numbers in a matrix of {columns} columns", m + 1, numbers.len())));
@@ -500,7 +524,9 @@ fn octave_items(path: &Path, mut visit: impl FnMut(OctaveItem<'_>) -> Result<(),
         } else if let Some(elements) = header("elements:") {
             let elements: u64 = elements.parse().map_err(|_| at(format!("'{elements}' is not an element count")))?;
             for _ in 0..elements {
-                let (Some(_), Some((_, Ok(text)))) = (lines.next(), lines.next()) else { return Err(at(format!("string array '{name}' ends early"))) };
+                let (Some(_), Some((_, Ok(text)))) = (lines.next(), lines.next()) else {
+                    return Err(at(format!("string array '{name}' ends early")));
+                };
                 visit(OctaveItem::Text(&name, text.trim_end()))?;
             }
         }

@@ -26,12 +26,7 @@ impl MatWriter {
                 ),
             });
         }
-        Ok(MatWriter {
-            file: AtomicFile::create(path)?,
-            x: vec![0.0; schema.layout.len()],
-            schema: schema.clone(),
-            line: Vec::with_capacity(64),
-        })
+        Ok(MatWriter { file: AtomicFile::create(path)?, x: vec![0.0; schema.layout.len()], schema: schema.clone(), line: Vec::with_capacity(64) })
     }
 }
 

@@ -70,9 +70,7 @@ impl OctaveWriter {
         let out = &mut self.file;
         writeln!(out, "# Created by pgntune {}", env!("CARGO_PKG_VERSION"))?;
         let columns = self.features.len();
-        for (name, cols, spool) in
-            [("X", columns, self.x), ("y", 1, self.y), ("game", 1, self.game), ("ply", 1, self.ply)]
-        {
+        for (name, cols, spool) in [("X", columns, self.x), ("y", 1, self.y), ("game", 1, self.game), ("ply", 1, self.ply)] {
             writeln!(out, "# name: {name}\n# type: matrix\n# rows: {}\n# columns: {cols}", self.rows)?;
             let mut spool = spool.into_inner().map_err(|e| e.into_error())?;
             spool.rewind()?;

@@ -71,15 +71,7 @@ impl Positions {
         if layout.term_count() > MAX_PACKED_TERMS {
             return Err(TooManyTerms { spec: layout.spec(), terms: layout.term_count() });
         }
-        Ok(Positions {
-            layout,
-            entries: Vec::new(),
-            ends: Vec::new(),
-            phases: Vec::new(),
-            scores: Vec::new(),
-            evals: Vec::new(),
-            games: Vec::new(),
-        })
+        Ok(Positions { layout, entries: Vec::new(), ends: Vec::new(), phases: Vec::new(), scores: Vec::new(), evals: Vec::new(), games: Vec::new() })
     }
 
     /// The feature layout.

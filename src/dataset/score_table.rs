@@ -45,19 +45,11 @@ impl ScoreTable {
     /// A table on `scale` (column name → value in pawns) for rows of `schema`.
     /// Fails if none of the scale's columns is in the schema.
     pub fn new(schema: &Schema, scale: &[(&str, i64)]) -> Result<ScoreTable, String> {
-        let weights: Vec<i64> = schema
-            .features
-            .iter()
-            .map(|c| scale.iter().find(|(name, _)| name == c).map_or(0, |&(_, v)| v))
-            .collect();
+        let weights: Vec<i64> = schema.features.iter().map(|c| scale.iter().find(|(name, _)| name == c).map_or(0, |&(_, v)| v)).collect();
         if weights.iter().all(|&w| w == 0) {
             return Err("the score table needs the material features P, N, B, R, Q".into());
         }
-        Ok(ScoreTable {
-            layout: schema.layout.clone(),
-            weights,
-            cells: BTreeMap::new(),
-        })
+        Ok(ScoreTable { layout: schema.layout.clone(), weights, cells: BTreeMap::new() })
     }
 
     /// Adds every row of `batch`.
@@ -65,11 +57,7 @@ impl ScoreTable {
         let mut x = vec![0.0; self.layout.len()];
         for i in 0..batch.len() {
             batch.dense_row(i, &self.layout, &mut x);
-            let balance: i64 = x
-                .iter()
-                .zip(&self.weights)
-                .map(|(&x, &w)| x.round() as i64 * w)
-                .sum();
+            let balance: i64 = x.iter().zip(&self.weights).map(|(&x, &w)| x.round() as i64 * w).sum();
             let cell = self.cells.entry(balance).or_insert((0, 0.0));
             cell.0 += 1;
             cell.1 += batch.results[i].score();

@@ -259,10 +259,13 @@ mod tests {
         let path = dir.path().join("rows.svm");
         let schema = Schema::new(FeatureLayout::default());
         let mut batch = RowBatch::new(&schema);
-        for (i, (terms, result, game, ply)) in
-            [(vec![(0u16, 1i16)], GameResult::WhiteWins, 7u64, 12u32), (vec![(0, 1), (3, -1)], GameResult::WhiteWins, 7, 30), (vec![], GameResult::Draw, 9, 4)]
-                .into_iter()
-                .enumerate()
+        for (i, (terms, result, game, ply)) in [
+            (vec![(0u16, 1i16)], GameResult::WhiteWins, 7u64, 12u32),
+            (vec![(0, 1), (3, -1)], GameResult::WhiteWins, 7, 30),
+            (vec![], GameResult::Draw, 9, 4),
+        ]
+        .into_iter()
+        .enumerate()
         {
             let terms: Vec<_> = terms.into_iter().map(|(term, value)| crate::features::TermValue { term, value }).collect();
             batch.push_features(&terms, 0);

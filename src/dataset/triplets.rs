@@ -122,7 +122,13 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
     let mut has_eval = false;
     let mut declared_rows = 0u64;
     let mut terms = Vec::new();
-    let mut flush = |layout: &FeatureLayout, decoder: &mut ColumnDecoder, values: &mut Vec<(usize, f64)>, extra: &[f64; 4], has_eval: bool, batch: &mut RowBatch| -> Result<(), String> {
+    let mut flush = |layout: &FeatureLayout,
+                     decoder: &mut ColumnDecoder,
+                     values: &mut Vec<(usize, f64)>,
+                     extra: &[f64; 4],
+                     has_eval: bool,
+                     batch: &mut RowBatch|
+     -> Result<(), String> {
         let phase = decoder.decode(values.drain(..), &mut terms)?;
         let result = GameResult::from_score(extra[0]).ok_or_else(|| format!("result {} is not 0, 0.5 or 1", extra[0]))?;
         batch.push_features(&terms, phase.unwrap_or(0));

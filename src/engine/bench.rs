@@ -155,10 +155,7 @@ mod tests {
         let b = run_bench(&evaluator, 4);
         assert_eq!(a.lines.len(), BENCH_POSITIONS.len());
         assert_eq!(a.nodes, b.nodes);
-        assert_eq!(
-            a.lines.iter().map(|l| (&l.best, l.score)).collect::<Vec<_>>(),
-            b.lines.iter().map(|l| (&l.best, l.score)).collect::<Vec<_>>()
-        );
+        assert_eq!(a.lines.iter().map(|l| (&l.best, l.score)).collect::<Vec<_>>(), b.lines.iter().map(|l| (&l.best, l.score)).collect::<Vec<_>>());
         assert!(a.to_string().ends_with(&format!("{} nodes\n", a.nodes)));
     }
 }

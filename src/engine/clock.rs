@@ -11,8 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::params::{
-    CHECK_INTERVAL, DEFAULT_MOVES_TO_GO, HARD_LIMIT_FACTOR, HARD_LIMIT_MAX_PERCENT, INCREMENT_PERCENT, MOVE_OVERHEAD,
-    SOFT_LIMIT_PERCENT,
+    CHECK_INTERVAL, DEFAULT_MOVES_TO_GO, HARD_LIMIT_FACTOR, HARD_LIMIT_MAX_PERCENT, INCREMENT_PERCENT, MOVE_OVERHEAD, SOFT_LIMIT_PERCENT,
 };
 
 /// The side to move's clock in a timed game.
@@ -188,11 +187,7 @@ mod tests {
 
     fn game(left_ms: u64, inc_ms: u64, moves_to_go: Option<u32>) -> Limits {
         Limits {
-            clock: Some(GameClock {
-                time_left: Duration::from_millis(left_ms),
-                increment: Duration::from_millis(inc_ms),
-                moves_to_go,
-            }),
+            clock: Some(GameClock { time_left: Duration::from_millis(left_ms), increment: Duration::from_millis(inc_ms), moves_to_go }),
             ..Limits::default()
         }
     }

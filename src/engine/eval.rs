@@ -18,9 +18,7 @@ use std::fmt;
 use shakmaty::{Chess, Color, Position, Role};
 
 use super::pst_preset::pst_preset;
-use crate::features::{
-    Context, FeatureLayout, FeatureSet, MAX_PHASE, TermColumns, UnknownFeatureSet,
-};
+use crate::features::{Context, FeatureLayout, FeatureSet, MAX_PHASE, TermColumns, UnknownFeatureSet};
 use crate::weights::Weights;
 
 /// Fixed-point units per centipawn in the integer weights.
@@ -33,7 +31,6 @@ pub const EVAL_LIMIT: i32 = 20_000;
 /// Integer weights are clamped to ±this many units (about ±10,900 cp per
 /// unit of feature); with 64-bit sums no legal position can overflow.
 const MAX_WEIGHT_UNITS: f64 = (1 << 20) as f64;
-
 
 /// Why an evaluator could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -124,43 +121,21 @@ impl Evaluator {
             .columns()
             .iter()
             .enumerate()
-            .map(|(i, column)| {
-                if i < own_columns {
-                    weights.centipawns(column)
-                } else {
-                    preset.centipawns(column)
-                }
-            })
+            .map(|(i, column)| if i < own_columns { weights.centipawns(column) } else { preset.centipawns(column) })
             .collect();
-        let to_units = |cp: f64| {
-            (cp * f64::from(UNITS_PER_CP))
-                .round()
-                .clamp(-MAX_WEIGHT_UNITS, MAX_WEIGHT_UNITS) as i32
-        };
+        let to_units = |cp: f64| (cp * f64::from(UNITS_PER_CP)).round().clamp(-MAX_WEIGHT_UNITS, MAX_WEIGHT_UNITS) as i32;
         let term_weights = layout
             .all_term_columns()
             .into_iter()
             .map(|columns| match columns {
                 TermColumns::Single(c) => [to_units(column_cp[c]); 2],
-                TermColumns::Tapered { mg, eg } => {
-                    [to_units(column_cp[mg]), to_units(column_cp[eg])]
-                }
+                TermColumns::Tapered { mg, eg } => [to_units(column_cp[mg]), to_units(column_cp[eg])],
             })
             .collect();
 
         let piece_values = piece_values(weights, &layout);
-        let name = if with_preset {
-            format!("{name}+{}", preset.name)
-        } else {
-            name
-        };
-        Ok(Evaluator {
-            name,
-            layout,
-            term_weights,
-            column_cp,
-            piece_values,
-        })
+        let name = if with_preset { format!("{name}+{}", preset.name) } else { name };
+        Ok(Evaluator { name, layout, term_weights, column_cp, piece_values })
     }
 
     /// The weights' name, with `+pst` when the PST preset was appended.
@@ -201,8 +176,7 @@ impl Evaluator {
         });
         let phase = i64::from(ctx.phase);
         let units = mg * phase + eg * (i64::from(MAX_PHASE) - phase);
-        units_to_cp(units, i64::from(UNITS_PER_CP) * i64::from(MAX_PHASE))
-            .clamp(-EVAL_LIMIT, EVAL_LIMIT)
+        units_to_cp(units, i64::from(UNITS_PER_CP) * i64::from(MAX_PHASE)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
     /// The evaluation of `pos` in centipawns from the side to move's point
@@ -226,24 +200,11 @@ impl Evaluator {
             .into_iter()
             .zip(x.iter().zip(&self.column_cp))
             .filter(|(_, (value, _))| **value != 0.0)
-            .map(|(column, (&value, &cp))| Term {
-                column,
-                value,
-                centipawns: cp * value,
-            })
+            .map(|(column, (&value, &cp))| Term { column, value, centipawns: cp * value })
             .collect();
         let white = self.evaluate_white(pos);
-        let side_to_move = if pos.turn() == Color::White {
-            white
-        } else {
-            -white
-        };
-        Explanation {
-            terms,
-            phase: crate::features::phase(pos.board()),
-            white,
-            side_to_move,
-        }
+        let side_to_move = if pos.turn() == Color::White { white } else { -white };
+        Explanation { terms, phase: crate::features::phase(pos.board()), white, side_to_move }
     }
 }
 
@@ -255,9 +216,7 @@ fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
         let cp = if layout.contains(FeatureSet::Material) {
             weights.centipawns(column)
         } else if layout.contains(FeatureSet::MaterialTapered) {
-            (weights.centipawns(&format!("mg_{column}"))
-                + weights.centipawns(&format!("eg_{column}")))
-                / 2.0
+            (weights.centipawns(&format!("mg_{column}")) + weights.centipawns(&format!("eg_{column}"))) / 2.0
         } else {
             f64::from(crate::features::material::Material::CLASSICAL_VALUES[i])
         };
@@ -271,11 +230,7 @@ fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
 /// exact negatives.
 fn units_to_cp(units: i64, per_cp: i64) -> i32 {
     let half = per_cp / 2;
-    let cp = if units >= 0 {
-        (units + half) / per_cp
-    } else {
-        -((-units + half) / per_cp)
-    };
+    let cp = if units >= 0 { (units + half) / per_cp } else { -((-units + half) / per_cp) };
     cp.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
@@ -325,11 +280,7 @@ mod tests {
         let columns = layout.columns();
         let mut cp = 0.0;
         for (i, column) in columns.iter().enumerate() {
-            let owner = weights
-                .iter()
-                .find(|(_, end)| i < *end)
-                .expect("column owner")
-                .0;
+            let owner = weights.iter().find(|(_, end)| i < *end).expect("column owner").0;
             cp += owner.centipawns(column) * x[i];
         }
         cp
@@ -398,11 +349,7 @@ mod tests {
         let sum: f64 = explanation.terms.iter().map(|t| t.centipawns).sum();
         assert!((sum - f64::from(explanation.white)).abs() <= 0.5 + 1e-9);
         assert!(explanation.to_string().contains("total:"));
-        let knight = explanation
-            .terms
-            .iter()
-            .find(|t| t.column == "mg_N_e5")
-            .unwrap();
+        let knight = explanation.terms.iter().find(|t| t.column == "mg_N_e5").unwrap();
         assert_eq!(knight.value, 1.0);
     }
 

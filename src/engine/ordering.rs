@@ -139,10 +139,7 @@ impl Default for MoveBuffers {
     fn default() -> Self {
         // Any move will do as filler: slots are written before they are read.
         let filler = Move::Put { role: Role::Pawn, to: shakmaty::Square::A1 };
-        MoveBuffers {
-            moves: vec![[filler; MAX_MOVES]; MAX_PLY + 1].into_boxed_slice(),
-            scores: vec![[0; MAX_MOVES]; MAX_PLY + 1].into_boxed_slice(),
-        }
+        MoveBuffers { moves: vec![[filler; MAX_MOVES]; MAX_PLY + 1].into_boxed_slice(), scores: vec![[0; MAX_MOVES]; MAX_PLY + 1].into_boxed_slice() }
     }
 }
 

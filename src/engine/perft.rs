@@ -93,11 +93,7 @@ mod tests {
         let start = Instant::now();
         let nodes = perft(&HashedPosition::new(pos), depth);
         let elapsed = start.elapsed();
-        println!(
-            "perft {depth} {fen}: {nodes} in {:.3} s ({:.1} Mnps)",
-            elapsed.as_secs_f64(),
-            nodes as f64 / elapsed.as_secs_f64() / 1e6
-        );
+        println!("perft {depth} {fen}: {nodes} in {:.3} s ({:.1} Mnps)", elapsed.as_secs_f64(), nodes as f64 / elapsed.as_secs_f64() / 1e6);
         assert_eq!(nodes, expected, "{fen}");
     }
 

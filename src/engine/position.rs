@@ -105,11 +105,8 @@ mod tests {
 
     #[test]
     fn null_move_swaps_the_side_and_drops_en_passant() {
-        let pos: Chess = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3"
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
+        let pos: Chess =
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3".parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
         let p = HashedPosition::new(pos);
         let null = p.play_null().unwrap();
         assert_ne!(null.chess().turn(), p.chess().turn());

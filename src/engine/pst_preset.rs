@@ -206,11 +206,7 @@ pub fn pst_preset() -> Weights {
             for square in Square::ALL {
                 let value = pst_value(phase_block, role, square);
                 if value != 0 {
-                    let column = format!(
-                        "{}_{}",
-                        ["mg", "eg"][phase_block],
-                        Pst::terms()[Pst::term(role, square)]
-                    );
+                    let column = format!("{}_{}", ["mg", "eg"][phase_block], Pst::terms()[Pst::term(role, square)]);
                     weights.insert(column, f64::from(value));
                 }
             }

@@ -293,11 +293,7 @@ impl Searcher<'_> {
             return hit.score;
         }
 
-        let static_eval = if in_check {
-            -INFINITY
-        } else {
-            hit.map_or_else(|| self.evaluator.evaluate(chess), |h| h.eval)
-        };
+        let static_eval = if in_check { -INFINITY } else { hit.map_or_else(|| self.evaluator.evaluate(chess), |h| h.eval) };
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility pruning: far enough above beta that a quiet
@@ -308,12 +304,14 @@ impl Searcher<'_> {
             // Null-move pruning: if passing still beats beta, a real move
             // will too, except in zugzwang, which is why positions where
             // the side to move has only pawns are left out.
-            if allow_null && depth >= NMP_MIN_DEPTH && static_eval >= beta && has_pieces(chess)
+            if allow_null
+                && depth >= NMP_MIN_DEPTH
+                && static_eval >= beta
+                && has_pieces(chess)
                 && let Some(null) = pos.play_null()
             {
-                let reduction = NMP_BASE_REDUCTION
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
+                let reduction =
+                    NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
                 self.path.push(null.hash());
                 let score = -self.negamax(&null, depth - 1 - reduction, -beta, -beta + 1, ply + 1, false);
                 self.path.pop();
@@ -333,10 +331,7 @@ impl Searcher<'_> {
         }
 
         let side = chess.turn();
-        let futile = !pv_node
-            && !in_check
-            && depth <= FUTILITY_MAX_DEPTH
-            && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha;
+        let futile = !pv_node && !in_check && depth <= FUTILITY_MAX_DEPTH && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha;
         let lmp_limit = LMP_BASE + (depth * depth) as usize;
         let original_alpha = alpha;
         let mut best_score = -INFINITY;

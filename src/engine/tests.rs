@@ -200,11 +200,7 @@ fn a_raised_stop_flag_still_gives_a_legal_move() {
 fn a_timed_search_respects_its_clock() {
     let root = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 8");
     let limits = Limits {
-        clock: Some(GameClock {
-            time_left: Duration::from_millis(1_000),
-            increment: Duration::from_millis(10),
-            moves_to_go: None,
-        }),
+        clock: Some(GameClock { time_left: Duration::from_millis(1_000), increment: Duration::from_millis(10), moves_to_go: None }),
         ..Limits::default()
     };
     let result = search(&mut engine(), &root, &[], limits);

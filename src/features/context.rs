@@ -198,12 +198,7 @@ impl<'a> Context<'a> {
     #[inline]
     pub fn new(pos: &'a Chess) -> Context<'a> {
         let board = pos.board();
-        Context {
-            pos,
-            board,
-            phase: phase(board),
-            attacks: RefCell::new(None),
-        }
+        Context { pos, board, phase: phase(board), attacks: RefCell::new(None) }
     }
 
     /// The attack maps of both sides, computed on the first call and
@@ -262,25 +257,16 @@ mod tests {
     use shakmaty::{CastlingMode, fen::Fen};
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
     }
 
     #[test]
     fn phase_counts_non_pawn_material() {
         assert_eq!(phase(Chess::default().board()), 24);
-        assert_eq!(
-            phase(pos("4k3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1").board()),
-            0
-        );
+        assert_eq!(phase(pos("4k3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1").board()), 0);
         assert_eq!(phase(pos("r3k3/8/8/8/8/8/8/1N2K2Q w - - 0 1").board()), 7);
         // Promoted queens do not push the phase past 24.
-        assert_eq!(
-            phase(pos("4k3/8/8/8/8/8/QQQQ4/RNBQKBNR w - - 0 1").board()),
-            24
-        );
+        assert_eq!(phase(pos("4k3/8/8/8/8/8/QQQQ4/RNBQKBNR w - - 0 1").board()), 24);
     }
 
     #[test]
@@ -289,9 +275,7 @@ mod tests {
         let board = p.board();
         for color in [Color::White, Color::Black] {
             let pawns = board.pawns() & board.by_color(color);
-            let expected = pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| {
-                acc | attacks::pawn_attacks(color, sq)
-            });
+            let expected = pawns.into_iter().fold(Bitboard::EMPTY, |acc, sq| acc | attacks::pawn_attacks(color, sq));
             assert_eq!(pawn_attacks(color, pawns), expected, "{color:?}");
         }
     }
@@ -312,15 +296,9 @@ mod tests {
                 }
             }
             assert_eq!(*maps.all.get(color), all);
-            let twice: Bitboard = (0..64u32)
-                .map(Square::new)
-                .filter(|&s| count[s as usize] >= 2)
-                .collect();
+            let twice: Bitboard = (0..64u32).map(Square::new).filter(|&s| count[s as usize] >= 2).collect();
             assert_eq!(*maps.twice.get(color), twice, "{color:?}");
-            assert_eq!(
-                maps.pieces.get(color).len(),
-                (board.by_color(color) & !board.pawns()).count()
-            );
+            assert_eq!(maps.pieces.get(color).len(), (board.by_color(color) & !board.pawns()).count());
         }
     }
 

@@ -216,14 +216,7 @@ impl Imbalance {
         let ours = board.by_color(color);
         let count = |role: Role| (board.by_role(role) & ours).count() as i32;
         let bishops = count(Role::Bishop);
-        [
-            i32::from(bishops >= 2),
-            count(Role::Pawn),
-            count(Role::Knight),
-            bishops,
-            count(Role::Rook),
-            count(Role::Queen),
-        ]
+        [i32::from(bishops >= 2), count(Role::Pawn), count(Role::Knight), bishops, count(Role::Rook), count(Role::Queen)]
     }
 
     /// Calls `emit(term, white's product − black's product)` for each term
@@ -295,32 +288,32 @@ mod tests {
         // Black: Q, R, B B, N, 4 pawns            -> (1, 4, 1, 2, 1, 1)
         let p = pos("1nbq1rk1/p3bppp/8/8/4P3/2N2N2/PPP2PPP/R2Q1RK1 w - - 0 1");
         let expected = [
-            ("imb_P_Bpair", -4),     // 7·0 − 4·1
-            ("imb_P_P", 15),         // C(7,2) − C(4,2) = 21 − 6
-            ("imb_N_Bpair", -1),     // 2·0 − 1·1
-            ("kaufman_N_pawns", 5),  // 2·(7−5) − 1·(4−5) = 4 + 1
-            ("imb_N_N", 1),          // C(2,2) − C(1,2) = 1 − 0
-            ("imb_B_P", -8),         // 0·7 − 2·4
-            ("imb_B_N", -2),         // 0·2 − 2·1
-            ("imb_R_Bpair", -1),     // 2·0 − 1·1
-            ("kaufman_R_pawns", 5),  // 2·(7−5) − 1·(4−5)
-            ("imb_R_N", 3),          // 2·2 − 1·1
-            ("imb_R_B", -2),         // 2·0 − 1·2
-            ("imb_R_R", 1),          // C(2,2) − C(1,2)
-            ("imb_Q_Bpair", -1),     // 1·0 − 1·1
-            ("imb_Q_P", 3),          // 1·7 − 1·4
-            ("imb_Q_B", -2),         // 1·0 − 1·2
-            ("imb_Q_R", 1),          // 1·2 − 1·1
-            ("imb_P_vs_Bpair", 7),   // 7·1 − 4·0
-            ("imb_N_vs_Bpair", 2),   // 2·1 − 1·0
-            ("imb_N_vs_P", 1),       // 2·4 − 1·7
-            ("imb_B_vs_Bpair", 0),   // 0·1 − 2·0
-            ("imb_B_vs_P", -14),     // 0·4 − 2·7
-            ("imb_B_vs_N", -4),      // 0·1 − 2·2
-            ("imb_R_vs_Bpair", 2),   // 2·1 − 1·0
-            ("imb_R_vs_P", 1),       // 2·4 − 1·7
-            ("imb_R_vs_N", 0),       // 2·1 − 1·2
-            ("imb_R_vs_B", 4),       // 2·2 − 1·0
+            ("imb_P_Bpair", -4),    // 7·0 − 4·1
+            ("imb_P_P", 15),        // C(7,2) − C(4,2) = 21 − 6
+            ("imb_N_Bpair", -1),    // 2·0 − 1·1
+            ("kaufman_N_pawns", 5), // 2·(7−5) − 1·(4−5) = 4 + 1
+            ("imb_N_N", 1),         // C(2,2) − C(1,2) = 1 − 0
+            ("imb_B_P", -8),        // 0·7 − 2·4
+            ("imb_B_N", -2),        // 0·2 − 2·1
+            ("imb_R_Bpair", -1),    // 2·0 − 1·1
+            ("kaufman_R_pawns", 5), // 2·(7−5) − 1·(4−5)
+            ("imb_R_N", 3),         // 2·2 − 1·1
+            ("imb_R_B", -2),        // 2·0 − 1·2
+            ("imb_R_R", 1),         // C(2,2) − C(1,2)
+            ("imb_Q_Bpair", -1),    // 1·0 − 1·1
+            ("imb_Q_P", 3),         // 1·7 − 1·4
+            ("imb_Q_B", -2),        // 1·0 − 1·2
+            ("imb_Q_R", 1),         // 1·2 − 1·1
+            ("imb_P_vs_Bpair", 7),  // 7·1 − 4·0
+            ("imb_N_vs_Bpair", 2),  // 2·1 − 1·0
+            ("imb_N_vs_P", 1),      // 2·4 − 1·7
+            ("imb_B_vs_Bpair", 0),  // 0·1 − 2·0
+            ("imb_B_vs_P", -14),    // 0·4 − 2·7
+            ("imb_B_vs_N", -4),     // 0·1 − 2·2
+            ("imb_R_vs_Bpair", 2),  // 2·1 − 1·0
+            ("imb_R_vs_P", 1),      // 2·4 − 1·7
+            ("imb_R_vs_N", 0),      // 2·1 − 1·2
+            ("imb_R_vs_B", 4),      // 2·2 − 1·0
         ];
         let names = Imbalance::terms();
         assert_eq!(expected.map(|(n, _)| n), names.iter().map(String::as_str).collect::<Vec<_>>()[..]);

@@ -114,8 +114,7 @@ const TERMS: usize = CHECKS + 4;
 
 impl KingSafety {
     /// One line for `pgntune features`.
-    pub const MEANING: &'static str =
-        "each king's pawn shield and storm by file and rank, open files beside it, attackers on its zone, safe checks";
+    pub const MEANING: &'static str = "each king's pawn shield and storm by file and rank, open files beside it, attackers on its zone, safe checks";
 
     /// Number of terms.
     pub const TERMS: usize = TERMS;
@@ -293,7 +292,10 @@ mod tests {
     #[test]
     fn zones_and_ranks_ahead() {
         let zone = king_zone(Color::White, Square::G1);
-        assert_eq!(zone, Bitboard::from_iter([Square::F1, Square::G1, Square::H1, Square::F2, Square::G2, Square::H2, Square::F3, Square::G3, Square::H3]));
+        assert_eq!(
+            zone,
+            Bitboard::from_iter([Square::F1, Square::G1, Square::H1, Square::F2, Square::G2, Square::H2, Square::F3, Square::G3, Square::H3])
+        );
         assert_eq!(king_zone(Color::Black, Square::D5).count(), 12);
         assert!(king_zone(Color::Black, Square::D5).contains(Square::C3));
         assert_eq!(ahead_of(Color::White, Square::G1), Bitboard::FULL.shift(8));

@@ -29,13 +29,7 @@ impl Material {
         // compiles to a handful of POPCNTs (extraction calls this for every
         // quiet position, the engine for every evaluation).
         let balance = |pieces: Bitboard| 2 * (pieces & white).count() as i32 - pieces.count() as i32;
-        let deltas = [
-            balance(board.pawns()),
-            balance(board.knights()),
-            balance(board.bishops()),
-            balance(board.rooks()),
-            balance(board.queens()),
-        ];
+        let deltas = [balance(board.pawns()), balance(board.knights()), balance(board.bishops()), balance(board.rooks()), balance(board.queens())];
         for (i, delta) in deltas.into_iter().enumerate() {
             if delta != 0 {
                 emit(i, delta);

@@ -95,10 +95,7 @@ impl Mobility {
 
     /// Term names, such as `mob_N_3`, in term order.
     pub fn terms() -> Vec<String> {
-        TABLES
-            .iter()
-            .flat_map(|&(role, max)| (0..=max).map(move |count| format!("mob_{}_{count}", role.upper_char())))
-            .collect()
+        TABLES.iter().flat_map(|&(role, max)| (0..=max).map(move |count| format!("mob_{}_{count}", role.upper_char()))).collect()
     }
 
     /// One group per role: its counts add up to the role's piece count.
@@ -107,11 +104,7 @@ impl Mobility {
             .iter()
             .map(|&(role, max)| {
                 let first = Self::term(role, 0);
-                TermGroup {
-                    name: format!("mobility {}", role.upper_char()),
-                    terms: first..first + max + 1,
-                    sum: GroupSum::Count(role),
-                }
+                TermGroup { name: format!("mobility {}", role.upper_char()), terms: first..first + max + 1, sum: GroupSum::Count(role) }
             })
             .collect()
     }

@@ -192,14 +192,9 @@ impl FeatureSet {
                 terms: BishopPair::terms,
                 groups: Vec::new,
             },
-            FeatureSet::Tempo => SetInfo {
-                name: "tempo",
-                meaning: Tempo::MEANING,
-                tapered: true,
-                material_only: false,
-                terms: Tempo::terms,
-                groups: Vec::new,
-            },
+            FeatureSet::Tempo => {
+                SetInfo { name: "tempo", meaning: Tempo::MEANING, tapered: true, material_only: false, terms: Tempo::terms, groups: Vec::new }
+            }
             FeatureSet::Imbalance => SetInfo {
                 name: "imbalance",
                 meaning: Imbalance::MEANING,
@@ -208,22 +203,12 @@ impl FeatureSet {
                 terms: Imbalance::terms,
                 groups: Vec::new,
             },
-            FeatureSet::Pawns => SetInfo {
-                name: "pawns",
-                meaning: Pawns::MEANING,
-                tapered: true,
-                material_only: false,
-                terms: Pawns::terms,
-                groups: Vec::new,
-            },
-            FeatureSet::Rooks => SetInfo {
-                name: "rooks",
-                meaning: Rooks::MEANING,
-                tapered: true,
-                material_only: false,
-                terms: Rooks::terms,
-                groups: Vec::new,
-            },
+            FeatureSet::Pawns => {
+                SetInfo { name: "pawns", meaning: Pawns::MEANING, tapered: true, material_only: false, terms: Pawns::terms, groups: Vec::new }
+            }
+            FeatureSet::Rooks => {
+                SetInfo { name: "rooks", meaning: Rooks::MEANING, tapered: true, material_only: false, terms: Rooks::terms, groups: Vec::new }
+            }
             FeatureSet::Mobility => SetInfo {
                 name: "mobility",
                 meaning: Mobility::MEANING,
@@ -232,14 +217,9 @@ impl FeatureSet {
                 terms: Mobility::terms,
                 groups: Mobility::groups,
             },
-            FeatureSet::Threats => SetInfo {
-                name: "threats",
-                meaning: Threats::MEANING,
-                tapered: true,
-                material_only: false,
-                terms: Threats::terms,
-                groups: Vec::new,
-            },
+            FeatureSet::Threats => {
+                SetInfo { name: "threats", meaning: Threats::MEANING, tapered: true, material_only: false, terms: Threats::terms, groups: Vec::new }
+            }
             FeatureSet::KingSafety => SetInfo {
                 name: "king_safety",
                 meaning: KingSafety::MEANING,
@@ -268,12 +248,8 @@ impl FeatureSet {
 
     /// The names of the set's terms, in term order (cached).
     pub fn terms(self) -> &'static [String] {
-        static CACHE: [OnceLock<Vec<String>>; FeatureSet::ALL.len()] =
-            [const { OnceLock::new() }; FeatureSet::ALL.len()];
-        let index = FeatureSet::ALL
-            .iter()
-            .position(|&s| s == self)
-            .expect("every set is in ALL");
+        static CACHE: [OnceLock<Vec<String>>; FeatureSet::ALL.len()] = [const { OnceLock::new() }; FeatureSet::ALL.len()];
+        let index = FeatureSet::ALL.iter().position(|&s| s == self).expect("every set is in ALL");
         CACHE[index].get_or_init(|| (self.info().terms)())
     }
 
@@ -287,11 +263,7 @@ impl FeatureSet {
     pub fn columns(self) -> Vec<String> {
         if self.tapered() {
             let terms = self.terms();
-            terms
-                .iter()
-                .map(|t| format!("mg_{t}"))
-                .chain(terms.iter().map(|t| format!("eg_{t}")))
-                .collect()
+            terms.iter().map(|t| format!("mg_{t}")).chain(terms.iter().map(|t| format!("eg_{t}"))).collect()
         } else {
             self.terms().to_vec()
         }
@@ -362,18 +334,10 @@ impl std::str::FromStr for FeatureSet {
     type Err = UnknownFeatureSet;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FeatureSet::ALL
-            .iter()
-            .copied()
-            .find(|set| set.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| UnknownFeatureSet {
-                name: s.trim().to_string(),
-                known: FeatureSet::ALL
-                    .iter()
-                    .map(|s| s.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+        FeatureSet::ALL.iter().copied().find(|set| set.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| UnknownFeatureSet {
+            name: s.trim().to_string(),
+            known: FeatureSet::ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
+        })
     }
 }
 
@@ -433,11 +397,7 @@ impl FeatureLayout {
             if placed.iter().any(|p| p.set == set) {
                 continue;
             }
-            placed.push(Placed {
-                set,
-                term_offset: terms,
-                column_offset: columns,
-            });
+            placed.push(Placed { set, term_offset: terms, column_offset: columns });
             terms += set.term_count();
             columns += set.len();
         }
@@ -500,10 +460,7 @@ impl FeatureLayout {
 
     /// The comma-separated names of the sets, as [`FeatureLayout::parse`] reads them.
     pub fn spec(&self) -> String {
-        self.sets()
-            .map(FeatureSet::name)
-            .collect::<Vec<_>>()
-            .join(",")
+        self.sets().map(FeatureSet::name).collect::<Vec<_>>().join(",")
     }
 
     /// Number of columns of the dense feature vector.
@@ -539,16 +496,13 @@ impl FeatureLayout {
 
     /// Term names, in term order (unique across the layout's sets).
     pub fn term_names(&self) -> Vec<String> {
-        self.sets()
-            .flat_map(|s| s.terms().iter().cloned())
-            .collect()
+        self.sets().flat_map(|s| s.terms().iter().cloned()).collect()
     }
 
     /// The set that term `term` belongs to, with the term's index within it.
     pub fn set_of_term(&self, term: usize) -> Option<(FeatureSet, usize)> {
         let placed = self.sets.iter().rev().find(|p| p.term_offset <= term)?;
-        (term < placed.term_offset + placed.set.term_count())
-            .then(|| (placed.set, term - placed.term_offset))
+        (term < placed.term_offset + placed.set.term_count()).then(|| (placed.set, term - placed.term_offset))
     }
 
     /// The set that column `column` belongs to.
@@ -708,10 +662,7 @@ impl TermScratch {
             seen[t] = false;
             let v = std::mem::take(&mut values[t]);
             if v != 0 {
-                out.push(TermValue {
-                    term: t as u16,
-                    value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16,
-                });
+                out.push(TermValue { term: t as u16, value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16 });
             }
         }
     }

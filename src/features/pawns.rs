@@ -178,9 +178,7 @@ impl Pawns {
 
     /// Term names, in term order.
     pub fn terms() -> Vec<String> {
-        let by_rank = |name: &str, ranks: std::ops::RangeInclusive<u32>| {
-            ranks.map(move |r| format!("{name}_r{r}")).collect::<Vec<_>>()
-        };
+        let by_rank = |name: &str, ranks: std::ops::RangeInclusive<u32>| ranks.map(move |r| format!("{name}_r{r}")).collect::<Vec<_>>();
         let mut terms = by_rank("passed", 2..=7);
         terms.extend(["pawn_doubled", "pawn_isolated", "pawn_backward"].map(String::from));
         terms.extend(by_rank("connected", 2..=7));
@@ -211,10 +209,7 @@ impl Pawns {
         let (w, b) = (Color::White, Color::Black);
         let white_passed = Self::side_structure(oriented(w, white), oriented(w, black), sign(w), emit);
         let black_passed = Self::side_structure(oriented(b, black), oriented(b, white), sign(b), emit);
-        PassedPawns {
-            white: white_passed,
-            black: black_passed,
-        }
+        PassedPawns { white: white_passed, black: black_passed }
     }
 
     /// The structure terms of `ours` against `theirs`, both in our own
@@ -305,7 +300,10 @@ impl Pawns {
                     }
                 }
             }
-            if clear && !enemy_has_pieces && let Some(king) = enemy_king {
+            if clear
+                && !enemy_has_pieces
+                && let Some(king) = enemy_king
+            {
                 let moves = (7 - rank).min(5);
                 let promotion = Square::from_coords(square.file(), Rank::Eighth);
                 let reach = king.distance(promotion).saturating_sub(u32::from(enemy_to_move));

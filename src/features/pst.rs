@@ -31,14 +31,7 @@ impl Pst {
     pub const LEN: usize = 2 * Self::TERMS;
 
     /// The roles in term order; kings included, unlike `material`.
-    pub const ROLES: [Role; 6] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
+    pub const ROLES: [Role; 6] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
 
     /// The term of `role` on `square` (from its owner's point of view, white's squares as they are).
     pub fn term(role: Role, square: Square) -> usize {
@@ -53,12 +46,7 @@ impl Pst {
 
     /// Term names, such as `N_e4`, in term order.
     pub fn terms() -> Vec<String> {
-        Self::ROLES
-            .iter()
-            .flat_map(|role| {
-                (0..64u32).map(move |sq| format!("{}_{}", role.upper_char(), Square::new(sq)))
-            })
-            .collect()
+        Self::ROLES.iter().flat_map(|role| (0..64u32).map(move |sq| format!("{}_{}", role.upper_char(), Square::new(sq)))).collect()
     }
 
     /// All column names, in vector order.
@@ -75,11 +63,7 @@ impl Pst {
             .map(|(r, &role)| TermGroup {
                 name: format!("pst {}", role.upper_char()),
                 terms: r * 64..(r + 1) * 64,
-                sum: if role == Role::King {
-                    GroupSum::Zero
-                } else {
-                    GroupSum::Count(role)
-                },
+                sum: if role == Role::King { GroupSum::Zero } else { GroupSum::Count(role) },
             })
             .collect()
     }

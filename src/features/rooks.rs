@@ -46,8 +46,7 @@ pub struct Rooks;
 
 impl Rooks {
     /// One line for `pgntune features`.
-    pub const MEANING: &'static str =
-        "rooks on open and semi-open files and the 7th rank, queen on an open file, connected and doubled rooks";
+    pub const MEANING: &'static str = "rooks on open and semi-open files and the 7th rank, queen on an open file, connected and doubled rooks";
 
     /// Term of `rook_open_file`.
     pub const OPEN: usize = 0;
@@ -64,16 +63,7 @@ impl Rooks {
 
     /// Term names, in term order.
     pub fn terms() -> Vec<String> {
-        [
-            "rook_open_file",
-            "rook_semi_open_file",
-            "rook_seventh",
-            "queen_open_file",
-            "rooks_connected",
-            "rooks_doubled",
-        ]
-        .map(String::from)
-        .to_vec()
+        ["rook_open_file", "rook_semi_open_file", "rook_seventh", "queen_open_file", "rooks_connected", "rooks_doubled"].map(String::from).to_vec()
     }
 
     /// Calls `emit(term, count)` for the set's terms in `ctx`'s position.
@@ -109,10 +99,7 @@ impl Rooks {
             }
             if rooks_here.more_than_one() {
                 let occupied = board.occupied();
-                let seen: u32 = rooks_here
-                    .into_iter()
-                    .map(|square| (attacks::rook_attacks(square, occupied) & rooks_here).count() as u32)
-                    .sum();
+                let seen: u32 = rooks_here.into_iter().map(|square| (attacks::rook_attacks(square, occupied) & rooks_here).count() as u32).sum();
                 put(Self::CONNECTED, seen / 2);
                 let unblocked = rooks & !own_pawn_files;
                 let files = (file_fill(unblocked) & RANK_1).count_ones();

@@ -16,8 +16,7 @@ pub struct MaterialTapered;
 
 impl MaterialTapered {
     /// One line for `pgntune features`.
-    pub const MEANING: &'static str =
-        "piece counts P N B R Q, white minus black, with middlegame and endgame values";
+    pub const MEANING: &'static str = "piece counts P N B R Q, white minus black, with middlegame and endgame values";
 
     /// Term names: P N B R Q (the columns are `mg_P` … `eg_Q`).
     pub fn terms() -> Vec<String> {

@@ -4,10 +4,7 @@ use super::*;
 use shakmaty::{CastlingMode, EnPassantMode, FromSetup, Position, fen::Fen};
 
 fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap()
+    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
 }
 
 /// The non-zero terms of `set` in the position `fen`, by name, in term order.
@@ -53,10 +50,7 @@ fn parse_rejects_unknown_sets_dedups_and_knows_full() {
     assert_eq!(l.len(), 5);
     assert_eq!(l.spec(), "material");
     assert_eq!(FeatureLayout::parse("full").unwrap(), FeatureLayout::full());
-    assert_eq!(
-        FeatureLayout::parse("full,pst").unwrap(),
-        FeatureLayout::full()
-    );
+    assert_eq!(FeatureLayout::parse("full,pst").unwrap(), FeatureLayout::full());
 }
 
 #[test]
@@ -79,10 +73,7 @@ fn pst_follows_material_in_a_combined_layout() {
     assert_eq!(x[col("eg_N_e4")], 23.0 / 24.0);
     assert_eq!(
         layout.term_columns(5 + Pst::term(Role::Knight, shakmaty::Square::E4)),
-        TermColumns::Tapered {
-            mg: col("mg_N_e4"),
-            eg: col("eg_N_e4")
-        }
+        TermColumns::Tapered { mg: col("mg_N_e4"), eg: col("eg_N_e4") }
     );
     assert_eq!(layout.term_columns(1), TermColumns::Single(1));
 }
@@ -111,10 +102,7 @@ fn sparse_terms_expand_to_the_dense_row() {
     for fen in FENS {
         let p = pos(fen);
         let phase = layout.terms_of(&p, &mut scratch, &mut terms);
-        assert!(
-            terms.windows(2).all(|w| w[0].term < w[1].term),
-            "{fen}: sorted, merged"
-        );
+        assert!(terms.windows(2).all(|w| w[0].term < w[1].term), "{fen}: sorted, merged");
         assert!(terms.iter().all(|t| t.value != 0));
         let mut from_terms = vec![0.0; layout.len()];
         layout.expand(&terms, phase, &mut from_terms);
@@ -136,13 +124,7 @@ fn every_set_flips_sign_under_colour_swap() {
         let pa = layout.terms_of(&p, &mut scratch, &mut a);
         let pb = layout.terms_of(&mirrored(&p), &mut scratch, &mut b);
         assert_eq!(pa, pb);
-        let negated: Vec<TermValue> = b
-            .iter()
-            .map(|t| TermValue {
-                term: t.term,
-                value: -t.value,
-            })
-            .collect();
+        let negated: Vec<TermValue> = b.iter().map(|t| TermValue { term: t.term, value: -t.value }).collect();
         assert_eq!(a, negated, "{fen}");
     }
 }
@@ -150,10 +132,7 @@ fn every_set_flips_sign_under_colour_swap() {
 #[test]
 fn small_sets_by_hand() {
     let layout = FeatureLayout::parse("material_tapered,bishop_pair,tempo").unwrap();
-    assert_eq!(
-        layout.columns()[..2],
-        ["mg_P".to_string(), "mg_N".to_string()]
-    );
+    assert_eq!(layout.columns()[..2], ["mg_P".to_string(), "mg_N".to_string()]);
     assert_eq!(layout.len(), 14);
     // White: two bishops; black: one bishop and a knight; black to move.
     let p = pos("4k3/8/2nb4/8/8/2BB4/8/4K3 b - - 0 1");
@@ -163,12 +142,7 @@ fn small_sets_by_hand() {
     assert_eq!(phase, 4);
     assert_eq!(
         t,
-        [
-            TermValue { term: 1, value: -1 },
-            TermValue { term: 2, value: 1 },
-            TermValue { term: 5, value: 1 },
-            TermValue { term: 6, value: -1 },
-        ]
+        [TermValue { term: 1, value: -1 }, TermValue { term: 2, value: 1 }, TermValue { term: 5, value: 1 }, TermValue { term: 6, value: -1 },]
     );
 }
 

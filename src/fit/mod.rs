@@ -27,7 +27,7 @@ pub use solve::{SolverKind, TracePoint};
 pub use uncertainty::{BootstrapSummary, HoldoutSummary, Metrics};
 
 use model::{BinaryProblem, Design, OrdinalProblem};
-use solve::{SolveConfig, Solution};
+use solve::{Solution, SolveConfig};
 
 /// The reference column for normalised values (pawn = 100).
 pub const REFERENCE: &str = "P";
@@ -313,7 +313,10 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
     if let Some(b) = &bootstrap
         && !b.by_game
     {
-        warnings.push("the input has no game ids: the bootstrap resampled rows, which understates the uncertainty (rows of one game are not independent)".into());
+        warnings.push(
+            "the input has no game ids: the bootstrap resampled rows, which understates the uncertainty (rows of one game are not independent)"
+                .into(),
+        );
     }
     let holdout = match config.holdout {
         Some((fraction, seed)) => Some(uncertainty::holdout(rows, config, param, fraction, seed)?),

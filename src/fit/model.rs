@@ -12,8 +12,8 @@
 use argmin::core::{CostFunction, Error, Gradient, Hessian};
 use ndarray::{Array1, Array2};
 
-use crate::dataset::merged::MergedRows;
 use super::linalg::SymMatrix;
+use crate::dataset::merged::MergedRows;
 
 /// How draws enter the model.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -150,10 +150,14 @@ impl BinaryProblem {
     /// covariance of θ.
     pub fn information(&self, theta: &Array1<f64>) -> Array2<f64> {
         let z = self.design.x.dot(theta);
-        let weights: Vec<f64> = z.iter().enumerate().map(|(i, &zi)| {
-            let h = sigmoid(zi);
-            (self.pos[i] + self.neg[i]) * h * (1.0 - h)
-        }).collect();
+        let weights: Vec<f64> = z
+            .iter()
+            .enumerate()
+            .map(|(i, &zi)| {
+                let h = sigmoid(zi);
+                (self.pos[i] + self.neg[i]) * h * (1.0 - h)
+            })
+            .collect();
         weighted_gram(&self.design.x, &weights)
     }
 
@@ -503,7 +507,9 @@ mod tests {
 
     fn check_derivatives<P>(p: &P, at: Array1<f64>)
     where
-        P: CostFunction<Param = Array1<f64>, Output = f64> + Gradient<Param = Array1<f64>, Gradient = Array1<f64>> + Hessian<Param = Array1<f64>, Hessian = SymMatrix>,
+        P: CostFunction<Param = Array1<f64>, Output = f64>
+            + Gradient<Param = Array1<f64>, Gradient = Array1<f64>>
+            + Hessian<Param = Array1<f64>, Hessian = SymMatrix>,
     {
         let g = p.gradient(&at).unwrap();
         let ng = numeric_gradient(|t| p.cost(t).unwrap(), &at);
@@ -527,7 +533,10 @@ mod tests {
                 check_derivatives(&BinaryProblem::new(Design::new(&rows(), false), draws, loss, 0.01), at.clone());
             }
         }
-        check_derivatives(&BinaryProblem::new(Design::new(&rows(), true), DrawMode::Half, Loss::CrossEntropy, 0.01), Array1::from(vec![0.1, 0.3, -0.7]));
+        check_derivatives(
+            &BinaryProblem::new(Design::new(&rows(), true), DrawMode::Half, Loss::CrossEntropy, 0.01),
+            Array1::from(vec![0.1, 0.3, -0.7]),
+        );
         check_derivatives(&OrdinalProblem::new(Design::new(&rows(), false), 0.01), Array1::from(vec![0.3, -0.7, -0.4]));
         check_derivatives(&OrdinalProblem::new(Design::new(&rows(), true), 0.0), Array1::from(vec![0.2, 0.3, -0.7, 0.1]));
     }

@@ -97,7 +97,11 @@ impl FitReport {
         let name_width = self.columns.iter().map(|c| c.chars().count()).max().unwrap_or(1).max(5);
         out.push_str(&format!(
             "{:<name_width$} {:>11} {:>10} {:>10} {:>20}\n",
-            "", "θ", "std.err", format!("value ({}=100)", super::REFERENCE).as_str(), "95% CI"
+            "",
+            "θ",
+            "std.err",
+            format!("value ({}=100)", super::REFERENCE).as_str(),
+            "95% CI"
         ));
         if let Some((b0, se)) = self.intercept {
             out.push_str(&format!("{:<name_width$} {:>11.6} {:>10} {:>10} {:>20}\n", "(intercept)", b0, opt(se, 6), "", ""));
@@ -161,13 +165,7 @@ impl FitReport {
             out.push_str("\nCapablanca rules (values in centipawns):\n");
             for c in &self.checks {
                 let err = c.relative_error.map_or_else(String::new, |e| format!("  (relative error {:.1}%)", 100.0 * e));
-                out.push_str(&format!(
-                    "  {:<18} {:>8.1} vs {:>8.1}  {}{err}\n",
-                    c.rule,
-                    c.left,
-                    c.right,
-                    if c.holds { "yes" } else { "no" }
-                ));
+                out.push_str(&format!("  {:<18} {:>8.1} vs {:>8.1}  {}{err}\n", c.rule, c.left, c.right, if c.holds { "yes" } else { "no" }));
             }
         }
         for w in &self.warnings {

@@ -6,9 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use argmin::core::observers::{Observe, ObserverMode};
-use argmin::core::{
-    CostFunction, Error, Executor, Gradient, Hessian, IterState, KV, Problem, Solver, State, TerminationReason, TerminationStatus,
-};
+use argmin::core::{CostFunction, Error, Executor, Gradient, Hessian, IterState, KV, Problem, Solver, State, TerminationReason, TerminationStatus};
 use argmin::solver::linesearch::{HagerZhangLineSearch, MoreThuenteLineSearch};
 use argmin::solver::newton::Newton;
 use argmin::solver::quasinewton::LBFGS;

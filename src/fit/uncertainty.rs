@@ -9,11 +9,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::dataset::merged::MergedRows;
 use super::linalg::spd_inverse;
 use super::model::{sigmoid, softplus};
 use super::{DrawMode, FitConfig, FitError, Loss, Model, SolverKind};
-
+use crate::dataset::merged::MergedRows;
 
 /// Covariance of all parameters at `param`, and the dispersion used:
 /// * cross-entropy, draws excluded or ordinal: the inverse Fisher information;
@@ -235,7 +234,13 @@ fn metrics(rows: &MergedRows, config: &FitConfig, param: &Array1<f64>) -> Metric
                 n += pos + neg;
                 loss += pos * softplus(-s) + neg * softplus(s);
                 decisive += c[0] + c[2];
-                right += if s > 0.0 { c[2] } else if s < 0.0 { c[0] } else { 0.5 * (c[0] + c[2]) };
+                right += if s > 0.0 {
+                    c[2]
+                } else if s < 0.0 {
+                    c[0]
+                } else {
+                    0.5 * (c[0] + c[2])
+                };
             }
         }
         Model::Ordinal(p) => {
@@ -246,7 +251,13 @@ fn metrics(rows: &MergedRows, config: &FitConfig, param: &Array1<f64>) -> Metric
                 n += c[0] + c[1] + c[2];
                 loss -= c[2] * pw.ln() + c[0] * pl.ln() + c[1] * pd.ln();
                 decisive += c[0] + c[1] + c[2];
-                right += if pw >= pl && pw >= pd { c[2] } else if pl >= pd { c[0] } else { c[1] };
+                right += if pw >= pl && pw >= pd {
+                    c[2]
+                } else if pl >= pd {
+                    c[0]
+                } else {
+                    c[1]
+                };
             }
         }
     }

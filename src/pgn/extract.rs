@@ -451,7 +451,13 @@ fn acquire_ticket(tickets: &crossbeam_channel::Receiver<()>) -> bool {
 
 /// Reads every input in order, calling `emit` with each game.
 /// `emit` returns `Ok(false)` to stop early.
-fn read_games<E>(inputs: &[InputSource], config: &ExtractConfig, counters: &ByteCounters, progress: &dyn Progress, emit: E) -> Result<(), ExtractError>
+fn read_games<E>(
+    inputs: &[InputSource],
+    config: &ExtractConfig,
+    counters: &ByteCounters,
+    progress: &dyn Progress,
+    emit: E,
+) -> Result<(), ExtractError>
 where
     E: FnMut(GameRecord) -> Result<bool, ExtractError>,
 {
@@ -532,7 +538,12 @@ where
                     // An input with text but not a single game is not PGN
                     // (a binary file, say): an unreadable "game" says so.
                     if complete.is_empty() && index == games_before && counters.text.load(Ordering::Relaxed) > text_before {
-                        complete.push(GameRecord { input: input_no, number: 1, parse_error: Some("no PGN game in this input".into()), ..GameRecord::default() });
+                        complete.push(GameRecord {
+                            input: input_no,
+                            number: 1,
+                            parse_error: Some("no PGN game in this input".into()),
+                            ..GameRecord::default()
+                        });
                     }
                     more = false;
                 }
@@ -548,7 +559,8 @@ where
                 // recovers at the next line; an unterminated comment runs to
                 // the end of the input. Either way the game is unreadable.
                 Err(parse_error) => {
-                    let lost = GameRecord { input: input_no, parse_error: Some(parse_error.to_string()), start: Some(start), ..GameRecord::default() };
+                    let lost =
+                        GameRecord { input: input_no, parse_error: Some(parse_error.to_string()), start: Some(start), ..GameRecord::default() };
                     joiner.push(lost, &mut complete);
                 }
             }
@@ -620,11 +632,7 @@ impl<'a> Replayer<'a> {
     /// The rows and counts so far, leaving the replayer empty.
     fn take(&mut self, seq: u64) -> BatchOutput {
         self.games = 0;
-        BatchOutput {
-            seq,
-            rows: std::mem::replace(&mut self.rows, RowBatch::new(&self.schema)),
-            stats: std::mem::take(&mut self.stats),
-        }
+        BatchOutput { seq, rows: std::mem::replace(&mut self.rows, RowBatch::new(&self.schema)), stats: std::mem::take(&mut self.stats) }
     }
 }
 

@@ -143,8 +143,7 @@ impl<'a> QuietFilter<'a> {
     /// A fresh filter at the start of a game.
     pub fn new(config: &'a FilterConfig, layout: &'a FeatureLayout) -> Self {
         let material_only = layout.depends_only_on_material();
-        let idle_allowed =
-            material_only && config.emit == EmitMode::Changes && config.reset_on.capture && config.reset_on.promotion;
+        let idle_allowed = material_only && config.emit == EmitMode::Changes && config.reset_on.capture && config.reset_on.promotion;
         QuietFilter {
             config,
             layout,
@@ -182,9 +181,7 @@ impl<'a> QuietFilter<'a> {
             return None;
         }
         if self.stale {
-            self.phase = self
-                .layout
-                .terms_of(pos, &mut self.scratch, &mut self.current);
+            self.phase = self.layout.terms_of(pos, &mut self.scratch, &mut self.current);
             self.stale = false;
         }
         if self.config.emit == EmitMode::Changes {
@@ -194,9 +191,7 @@ impl<'a> QuietFilter<'a> {
             self.shown = true;
             match &mut self.last {
                 // The phase matters only where it enters the vector.
-                Some((terms, phase))
-                    if *terms == self.current && (!self.tapered || *phase == self.phase) =>
-                {
+                Some((terms, phase)) if *terms == self.current && (!self.tapered || *phase == self.phase) => {
                     return None;
                 }
                 Some((terms, phase)) => {
@@ -206,10 +201,7 @@ impl<'a> QuietFilter<'a> {
                 None => self.last = Some((self.current.clone(), self.phase)),
             }
         }
-        Some(QuietRow {
-            terms: &self.current,
-            phase: self.phase,
-        })
+        Some(QuietRow { terms: &self.current, phase: self.phase })
     }
 }
 

@@ -24,11 +24,7 @@ impl Rules {
     /// replay (crazyhouse, antichess, atomic, ...).
     pub fn from_variant_tag(tag: Option<&[u8]>) -> Option<Rules> {
         let Some(raw) = tag else { return Some(Rules::Standard) };
-        let name: String = String::from_utf8_lossy(raw)
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
+        let name: String = String::from_utf8_lossy(raw).chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
         match name.as_str() {
             "" | "standard" | "chess" | "normal" | "fromposition" => Some(Rules::Standard),
             "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => Some(Rules::Chess960),
@@ -226,14 +222,14 @@ mod tests {
         use shakmaty::fen::Fen;
         // Direct, discovered, double, promotion, en passant and castling checks.
         let cases = [
-            ("4k3/8/8/8/8/8/3R4/4K3 w - - 0 1", "Rd3"),            // no check
-            ("4k3/8/8/8/8/8/3R4/4K3 w - - 0 1", "Re2+"),           // direct rook
-            ("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", "Nc5+"),         // discovered
-            ("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", "Nd6+"),         // double
-            ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b8=Q+"),          // promotion
-            ("8/8/8/1k1pP2R/8/8/8/4K3 w - d6 0 2", "exd6+"),        // en passant discovered
-            ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "O-O+"),            // castling rook check
-            ("r3k3/8/8/8/8/8/8/B3K3 w q - 0 1", "Bh8"),            // no check
+            ("4k3/8/8/8/8/8/3R4/4K3 w - - 0 1", "Rd3"),      // no check
+            ("4k3/8/8/8/8/8/3R4/4K3 w - - 0 1", "Re2+"),     // direct rook
+            ("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", "Nc5+"),   // discovered
+            ("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", "Nd6+"),   // double
+            ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b8=Q+"),    // promotion
+            ("8/8/8/1k1pP2R/8/8/8/4K3 w - d6 0 2", "exd6+"), // en passant discovered
+            ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "O-O+"),      // castling rook check
+            ("r3k3/8/8/8/8/8/8/B3K3 w q - 0 1", "Bh8"),      // no check
         ];
         for (fen, san) in cases {
             let mut pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();

@@ -126,7 +126,8 @@ impl Manifest {
     /// Reads a manifest (checking its format).
     pub fn load(path: &Path) -> Result<Manifest, SplitError> {
         let text = std::fs::read_to_string(path).map_err(|source| SplitError::Io { path: path.to_path_buf(), source })?;
-        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| SplitError::Manifest { path: path.to_path_buf(), message: e.to_string() })?;
+        let manifest: Manifest =
+            serde_json::from_str(&text).map_err(|e| SplitError::Manifest { path: path.to_path_buf(), message: e.to_string() })?;
         if manifest.format != MANIFEST_FORMAT {
             return Err(SplitError::Manifest { path: path.to_path_buf(), message: format!("format '{}', not '{MANIFEST_FORMAT}'", manifest.format) });
         }
@@ -402,7 +403,8 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
         shards,
     };
     let manifest_path = config.out_dir.join(MANIFEST);
-    let mut text = serde_json::to_string_pretty(&manifest).map_err(|e| SplitError::Manifest { path: manifest_path.clone(), message: e.to_string() })?;
+    let mut text =
+        serde_json::to_string_pretty(&manifest).map_err(|e| SplitError::Manifest { path: manifest_path.clone(), message: e.to_string() })?;
     text.push('\n');
     AtomicFile::write_all(&manifest_path, text.as_bytes())?;
     // An earlier split's shards beyond this one's would be mistaken for part of it.

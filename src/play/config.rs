@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use shakmaty::ByColor;
@@ -323,7 +323,8 @@ impl MatchConfig {
 pub fn varied_weights(spec: &EngineSpec, vary: f64, seed: u64, pair: u64, engine: usize) -> Option<(String, crate::weights::Weights)> {
     use rand::Rng;
     let EngineKind::Bundled { weights, .. } = &spec.kind else { return None };
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (engine as u64 + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (engine as u64 + 1).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
     let mut varied = weights.clone();
     let mut shown = Vec::new();
     for piece in ["N", "B", "R", "Q"] {

@@ -55,7 +55,10 @@ pub struct MergeReport {
 impl MergeReport {
     /// One line about the merge itself.
     pub fn summary(&self) -> String {
-        let mut line = format!("merged {} shard states: {} games played, {} counted of the match's {}", self.shards, self.games_played, self.report.games, self.games_total);
+        let mut line = format!(
+            "merged {} shard states: {} games played, {} counted of the match's {}",
+            self.shards, self.games_played, self.report.games, self.games_total
+        );
         if let Some(g) = self.missing {
             line.push_str(&format!("; game {g} (round {}.{}) is in no shard yet, so the match is not finished", g / 2 + 1, g % 2 + 1));
         }
@@ -127,7 +130,10 @@ pub fn merge_shards(config: &MergeConfig) -> Result<MergeReport, RunError> {
         match &whole {
             None => whole = Some((match_config, path.clone())),
             Some((first, first_path)) if *first != match_config => {
-                return Err(inconsistent(path, format!("a shard of another match than {} (engines, limits, openings, date or seed differ)", first_path.display())));
+                return Err(inconsistent(
+                    path,
+                    format!("a shard of another match than {} (engines, limits, openings, date or seed differ)", first_path.display()),
+                ));
             }
             Some(_) => {}
         }

@@ -35,7 +35,9 @@ pub use openings::{BalanceCheck, Opening, random_opening};
 pub use player::{BundledPlayer, MoveReply, MoveRequest, Player, PlayerError};
 pub use record::{PgnHeader, to_pgn};
 pub use rules::{DrawRules, GameEnd, Termination};
-pub use run::{Execution, MatchReport, MatchStart, RunError, RunFiles, RunKind, VerifyConfig, VerifyOutcome, VerifyReport, VerifyStart, run_match, verify};
+pub use run::{
+    Execution, MatchReport, MatchStart, RunError, RunFiles, RunKind, VerifyConfig, VerifyOutcome, VerifyReport, VerifyStart, run_match, verify,
+};
 pub use selfplay::{SelfplayConfig, SelfplayReport, SelfplayStart, run_selfplay};
 pub use single::{PlayConfig, play_one};
 pub use spec::{EngineKind, EngineSpec, EngineSpecError};

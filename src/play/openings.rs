@@ -326,7 +326,8 @@ impl BalanceCheck {
 pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut BalanceCheck>) -> Option<Opening> {
     let mut fallback = None;
     for attempt in 0..200u64 {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let mut rng =
+            Xoshiro256PlusPlus::seed_from_u64(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
         let mut pos = Chess::default();
         let mut moves = Vec::with_capacity(plies as usize);
         for _ in 0..plies {

@@ -157,11 +157,7 @@ impl Arbiter {
         let side = pos.turn();
         let legal = pos.legal_moves();
         if legal.is_empty() {
-            return Some(if pos.is_check() {
-                GameEnd::loss(side, Termination::Checkmate)
-            } else {
-                GameEnd::draw(side, Termination::Stalemate)
-            });
+            return Some(if pos.is_check() { GameEnd::loss(side, Termination::Checkmate) } else { GameEnd::draw(side, Termination::Stalemate) });
         }
         if pos.is_insufficient_material() {
             return Some(GameEnd::draw(side, Termination::DeadPosition));

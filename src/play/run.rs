@@ -261,7 +261,12 @@ impl MatchReport {
             .iter()
             .enumerate()
             .filter(|(_, t)| t.wdl.games() > 0 || state.totals.len() == 1)
-            .map(|(i, t)| OpponentResult { engine: config.engines[0].name.clone(), opponent: config.engines[i + 1].name.clone(), wdl: t.wdl, penta: t.penta })
+            .map(|(i, t)| OpponentResult {
+                engine: config.engines[0].name.clone(),
+                opponent: config.engines[i + 1].name.clone(),
+                wdl: t.wdl,
+                penta: t.penta,
+            })
             .collect();
         MatchReport {
             kind: config.kind,
@@ -504,12 +509,24 @@ impl fmt::Display for VerifyReport {
         let llr = sprt.llr(&r.penta);
         let bounds = format!("[{}, {}] ({} Elo)", sprt.elo0(), sprt.elo1(), sprt.model());
         match self.outcome {
-            VerifyOutcome::AcceptedH1 => write!(f, " The SPRT {bounds} accepted H1 (LLR {llr:.2} ≥ {:.2}): {a} is stronger than {b}.", sprt.upper_bound()),
+            VerifyOutcome::AcceptedH1 => {
+                write!(f, " The SPRT {bounds} accepted H1 (LLR {llr:.2} ≥ {:.2}): {a} is stronger than {b}.", sprt.upper_bound())
+            }
             VerifyOutcome::AcceptedH0 => {
-                write!(f, " The SPRT {bounds} accepted H0 (LLR {llr:.2} ≤ {:.2}): {a} is not {} Elo stronger than {b}.", sprt.lower_bound(), sprt.elo1())
+                write!(
+                    f,
+                    " The SPRT {bounds} accepted H0 (LLR {llr:.2} ≤ {:.2}): {a} is not {} Elo stronger than {b}.",
+                    sprt.lower_bound(),
+                    sprt.elo1()
+                )
             }
             VerifyOutcome::Undecided => {
-                write!(f, " The SPRT {bounds} did not decide (LLR {llr:.2}, bounds {:.2} and {:.2}): play more games.", sprt.lower_bound(), sprt.upper_bound())
+                write!(
+                    f,
+                    " The SPRT {bounds} did not decide (LLR {llr:.2}, bounds {:.2} and {:.2}): play more games.",
+                    sprt.lower_bound(),
+                    sprt.upper_bound()
+                )
             }
         }
     }

@@ -62,7 +62,8 @@ pub fn play_one(config: &PlayConfig, warn: &mut dyn FnMut(String)) -> Result<(Pl
     for l in [&limits.white, &limits.black] {
         l.check().map_err(PlayError::Limits)?;
     }
-    let start = |spec: &EngineSpec, warn: &mut dyn FnMut(String)| spec.start(warn).map_err(|source| PlayError::Engine { name: spec.name.clone(), source });
+    let start =
+        |spec: &EngineSpec, warn: &mut dyn FnMut(String)| spec.start(warn).map_err(|source| PlayError::Engine { name: spec.name.clone(), source });
     let mut white = start(&config.white, warn)?;
     let mut black = start(&config.black, warn)?;
     let cancel = AtomicBool::new(false);
@@ -76,7 +77,13 @@ pub fn play_one(config: &PlayConfig, warn: &mut dyn FnMut(String)) -> Result<(Pl
         adjourned: None,
     };
     let game = play_game(white.as_mut(), black.as_mut(), &setup, &mut |_| {})?;
-    let header = PgnHeader { event: config.event.clone(), date: config.date.clone(), round: "1".into(), time_control: ByColor { white: limits.white.tc, black: limits.black.tc }, times: true };
+    let header = PgnHeader {
+        event: config.event.clone(),
+        date: config.date.clone(),
+        round: "1".into(),
+        time_control: ByColor { white: limits.white.tc, black: limits.black.tc },
+        times: true,
+    };
     let pgn = to_pgn(&game, &header);
     Ok((game, pgn))
 }

@@ -202,16 +202,16 @@ impl FromStr for EngineSpec {
                 "tc" => limits.tc = Some(value.parse().map_err(EngineSpecError::TimeControl)?),
                 "nodes" => limits.nodes = Some(number("nodes", value)?),
                 "depth" => limits.depth = Some(number("depth", value)?),
-                _ if key.starts_with("option.") && key.len() > "option.".len() => options.push((key["option.".len()..].to_string(), value.to_string())),
+                _ if key.starts_with("option.") && key.len() > "option.".len() => {
+                    options.push((key["option.".len()..].to_string(), value.to_string()))
+                }
                 _ => return Err(EngineSpecError::UnknownKey(key.to_string())),
             }
         }
         let kind = match (weights, command) {
             (Some(_), Some(_)) => return Err(EngineSpecError::BothKinds),
             (None, Some(command)) => {
-                let dir = dir
-                    .map(|d| std::path::absolute(&d).map_err(|source| EngineSpecError::Dir { path: d.clone(), source }))
-                    .transpose()?;
+                let dir = dir.map(|d| std::path::absolute(&d).map_err(|source| EngineSpecError::Dir { path: d.clone(), source })).transpose()?;
                 EngineKind::Uci(UciProgram { command: PathBuf::from(command), args, options, hash_mb: hash, dir })
             }
             (weights, None) => {
@@ -227,7 +227,9 @@ impl FromStr for EngineSpec {
         };
         let name = name.unwrap_or_else(|| match &kind {
             EngineKind::Bundled { source, .. } => stem(source),
-            EngineKind::Uci(program) => program.command.file_name().map_or_else(|| program.command.display().to_string(), |n| n.to_string_lossy().into_owned()),
+            EngineKind::Uci(program) => {
+                program.command.file_name().map_or_else(|| program.command.display().to_string(), |n| n.to_string_lossy().into_owned())
+            }
         });
         let spec = EngineSpec { name, kind, limits };
         spec.check()?;

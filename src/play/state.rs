@@ -358,7 +358,10 @@ impl PgnOutput {
         let streamed = crate::atomic::is_stdout(path) || std::fs::metadata(&resolved).is_ok_and(|m| !m.is_file() && !m.is_dir());
         if streamed {
             if !fresh {
-                return Err(StateError::Inconsistent { path: shown, message: "games written to a pipe, a device or standard output cannot be resumed".into() });
+                return Err(StateError::Inconsistent {
+                    path: shown,
+                    message: "games written to a pipe, a device or standard output cannot be resumed".into(),
+                });
             }
             let file: Box<dyn Write + Send> = if crate::atomic::is_stdout(path) {
                 Box::new(std::io::stdout())
@@ -388,7 +391,10 @@ impl PgnOutput {
         }
         let (prefix, rest) = text.split_at(state.pgn_bytes as usize);
         if fnv1a(FNV_START, prefix) != state.pgn_hash {
-            return Err(inconsistent(format!("its first {} bytes are not the games the match state recorded (was the file replaced or edited?)", state.pgn_bytes)));
+            return Err(inconsistent(format!(
+                "its first {} bytes are not the games the match state recorded (was the file replaced or edited?)",
+                state.pgn_bytes
+            )));
         }
         let games = count_games(prefix);
         if games != state.committed {

@@ -8,8 +8,8 @@
 //! statistics, the SPRT's stopping point and the PGN file do not depend on
 //! the number of threads.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use shakmaty::{ByColor, Color};
@@ -196,7 +196,8 @@ fn play_one(
             }
         });
         let unhealthy = match &played {
-            Ok(game) => matches!(game.end.termination, Termination::EngineFailure(_) | Termination::TimeForfeit | Termination::TimeForfeitDraw).then_some(game.end.side),
+            Ok(game) => matches!(game.end.termination, Termination::EngineFailure(_) | Termination::TimeForfeit | Termination::TimeForfeitDraw)
+                .then_some(game.end.side),
             Err(GameAborted::Player(side, _)) => Some(*side),
             Err(_) => None,
         };
@@ -263,7 +264,8 @@ pub fn play_match(
     let outcome = std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..threads.max(1).min(pending.len().max(1)) {
             let tx = tx.clone();
-            let (config, pending, adjourned, next, cutoff, sealed, failed, warn) = (&config, &pending, &adjourned, &next, &cutoff, &sealed, &failed, &warn);
+            let (config, pending, adjourned, next, cutoff, sealed, failed, warn) =
+                (&config, &pending, &adjourned, &next, &cutoff, &sealed, &failed, &warn);
             scope.spawn(move || {
                 let mut seats = Seats { players: (0..config.engines.len()).map(|_| None).collect(), warn };
                 let mut check = None;

@@ -85,7 +85,8 @@ fn check_spin(offered: &[String], name: &str, value: &str) -> Result<(), PlayerE
             return Err(PlayerError::Option { name: name.to_string(), value: value.to_string(), reason: "the engine takes a number here".into() });
         };
         if min.is_some_and(|m| v < m) || max.is_some_and(|m| v > m) {
-            let range = format!("outside the engine's range {}..{}", min.map_or("".into(), |m| m.to_string()), max.map_or("".into(), |m| m.to_string()));
+            let range =
+                format!("outside the engine's range {}..{}", min.map_or("".into(), |m| m.to_string()), max.map_or("".into(), |m| m.to_string()));
             return Err(PlayerError::Option { name: name.to_string(), value: value.to_string(), reason: range });
         }
     }
@@ -278,7 +279,13 @@ impl Player for UciPlayer {
             .ok()
             .and_then(|u| u.to_move(request.position).ok())
             .ok_or_else(|| PlayerError::IllegalMove { text: text.to_string(), after: engine_time })?;
-        Ok(MoveReply { best, score: last_score(&lines), depth: last_number(&lines, "depth"), nodes: last_number(&lines, "nodes").unwrap_or(0), engine_time })
+        Ok(MoveReply {
+            best,
+            score: last_score(&lines),
+            depth: last_number(&lines, "depth"),
+            nodes: last_number(&lines, "nodes").unwrap_or(0),
+            engine_time,
+        })
     }
 }
 
@@ -303,15 +310,21 @@ mod tests {
 
     #[test]
     fn spin_options_are_checked_against_the_engines_range() {
-        let offered: Vec<String> = ["id name X", "option name Hash type spin default 16 min 1 max 33554432", "option name Move Overhead type spin default 10 min 0 max 5000", "uciok"]
-            .map(String::from)
-            .to_vec();
+        let offered: Vec<String> = [
+            "id name X",
+            "option name Hash type spin default 16 min 1 max 33554432",
+            "option name Move Overhead type spin default 10 min 0 max 5000",
+            "uciok",
+        ]
+        .map(String::from)
+        .to_vec();
         assert!(check_spin(&offered, "Hash", "64").is_ok());
         assert!(check_spin(&offered, "hash", "999999999").unwrap_err().to_string().contains("outside the engine's range 1..33554432"));
         assert!(check_spin(&offered, "Move Overhead", "-1").is_err());
         assert!(check_spin(&offered, "Hash", "lots").is_err());
         assert!(check_spin(&offered, "Threads", "99999").is_ok(), "options the engine does not list are its business");
-        let wanted = [("hash".to_string(), "1".to_string()), ("Threads".to_string(), "2".to_string()), ("Move Overhead".to_string(), "5".to_string())];
+        let wanted =
+            [("hash".to_string(), "1".to_string()), ("Threads".to_string(), "2".to_string()), ("Move Overhead".to_string(), "5".to_string())];
         assert_eq!(unadvertised(&offered, &wanted), ["Threads"]);
     }
 

@@ -48,5 +48,13 @@ pub fn full() -> Weights {
     for set in layout.sets() {
         weights.extend(set.columns().into_iter().zip(super::column_values(set)));
     }
-    Weights { format: FORMAT, name: super::FULL.to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, default: None, weights }
+    Weights {
+        format: FORMAT,
+        name: super::FULL.to_string(),
+        features: layout.sets().map(|s| s.name().to_string()).collect(),
+        scale: 1.0,
+        intercept: None,
+        default: None,
+        weights,
+    }
 }

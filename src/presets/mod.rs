@@ -31,7 +31,15 @@ pub fn defaults_for(layout: &FeatureLayout) -> Weights {
         let columns = set.columns();
         weights.extend(columns.into_iter().zip(column_values(set)));
     }
-    Weights { format: FORMAT, name: "defaults".to_string(), features: layout.sets().map(|s| s.name().to_string()).collect(), scale: 1.0, intercept: None, default: None, weights }
+    Weights {
+        format: FORMAT,
+        name: "defaults".to_string(),
+        features: layout.sets().map(|s| s.name().to_string()).collect(),
+        scale: 1.0,
+        intercept: None,
+        default: None,
+        weights,
+    }
 }
 
 /// The starting values of `set` in column order: middlegame values then

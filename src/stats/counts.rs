@@ -57,11 +57,7 @@ pub struct Wdl {
 impl Wdl {
     /// Counts from the three numbers, in the W, D, L order of the field names.
     pub fn new(wins: u64, draws: u64, losses: u64) -> Wdl {
-        Wdl {
-            wins,
-            draws,
-            losses,
-        }
+        Wdl { wins, draws, losses }
     }
 
     /// One game's counts.
@@ -83,9 +79,7 @@ impl Wdl {
 
     /// Games played.
     pub fn games(&self) -> u64 {
-        self.wins
-            .saturating_add(self.draws)
-            .saturating_add(self.losses)
+        self.wins.saturating_add(self.draws).saturating_add(self.losses)
     }
 
     /// The first engine's points (a win is 1, a draw ½).
@@ -101,11 +95,7 @@ impl Wdl {
 
     /// The same counts from the second engine's point of view.
     pub fn flipped(&self) -> Wdl {
-        Wdl {
-            wins: self.losses,
-            draws: self.draws,
-            losses: self.wins,
-        }
+        Wdl { wins: self.losses, draws: self.draws, losses: self.wins }
     }
 
     /// The counts as `[losses, draws, wins]`, lowest score first, the order
@@ -180,9 +170,7 @@ impl Penta {
 
     /// Game pairs played.
     pub fn pairs(&self) -> u64 {
-        self.0
-            .iter()
-            .fold(0u64, |total, &count| total.saturating_add(count))
+        self.0.iter().fold(0u64, |total, &count| total.saturating_add(count))
     }
 
     /// Games played (two per pair).
@@ -192,11 +180,7 @@ impl Penta {
 
     /// The first engine's points over all pairs (a pair is worth 0 to 2).
     pub fn points(&self) -> f64 {
-        self.0
-            .iter()
-            .enumerate()
-            .map(|(half_points, &count)| 0.5 * half_points as f64 * count as f64)
-            .sum()
+        self.0.iter().enumerate().map(|(half_points, &count)| 0.5 * half_points as f64 * count as f64).sum()
     }
 
     /// The mean score per game in [0, 1], or `None` if no pair was played.

@@ -145,13 +145,7 @@ impl fmt::Display for EloEstimate {
                 if self.score > 0.5 { 100 } else { 0 },
             )?,
         }
-        write!(
-            f,
-            ", nElo {} ± {}, LOS {}%",
-            Fixed2(self.nelo),
-            Fixed2(self.nelo_ci95),
-            Fixed2(self.los * 100.0)
-        )
+        write!(f, ", nElo {} ± {}, LOS {}%", Fixed2(self.nelo), Fixed2(self.nelo_ci95), Fixed2(self.los * 100.0))
     }
 }
 
@@ -187,9 +181,7 @@ impl Penta {
 fn estimate(counts: &[u64], games_per_sample: f64) -> Result<EloEstimate, Degenerate> {
     let last = counts.len() - 1;
     let bucket_score = |i: usize| i as f64 / last as f64;
-    let samples = counts
-        .iter()
-        .fold(0u64, |total, &count| total.saturating_add(count));
+    let samples = counts.iter().fold(0u64, |total, &count| total.saturating_add(count));
     if samples == 0 {
         return Err(Degenerate::NoGames);
     }
@@ -203,31 +195,17 @@ fn estimate(counts: &[u64], games_per_sample: f64) -> Result<EloEstimate, Degene
         return Err(match only {
             0 => Degenerate::AllLosses,
             i if i == last => Degenerate::AllWins,
-            i => Degenerate::NoVariance {
-                score: bucket_score(i),
-                elo: elo_from_score(bucket_score(i)),
-            },
+            i => Degenerate::NoVariance { score: bucket_score(i), elo: elo_from_score(bucket_score(i)) },
         });
     }
 
     let n = samples as f64;
-    let score = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| c as f64 * bucket_score(i))
-        .sum::<f64>()
-        / n;
-    let variance = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| c as f64 * (bucket_score(i) - score).powi(2))
-        .sum::<f64>()
-        / n;
+    let score = counts.iter().enumerate().map(|(i, &c)| c as f64 * bucket_score(i)).sum::<f64>() / n;
+    let variance = counts.iter().enumerate().map(|(i, &c)| c as f64 * (bucket_score(i) - score).powi(2)).sum::<f64>() / n;
     let standard_error = (variance / n).sqrt();
     let score_ci95 = Z_95 * standard_error;
     let (low, high) = (score - score_ci95, score + score_ci95);
-    let ci95 =
-        (low > 0.0 && high < 1.0).then(|| (elo_from_score(high) - elo_from_score(low)) / 2.0);
+    let ci95 = (low > 0.0 && high < 1.0).then(|| (elo_from_score(high) - elo_from_score(low)) / 2.0);
     let sigma_per_game = (variance * games_per_sample).sqrt();
 
     Ok(EloEstimate {
@@ -278,10 +256,7 @@ mod tests {
         assert!((estimate.nelo - 49.768_415_381_022).abs() < 1e-9);
         assert!((estimate.nelo_ci95 - 36.768_450_594_954).abs() < 1e-9);
         assert!((estimate.los - 0.996_010_235_733_497).abs() < 1e-12);
-        assert_eq!(
-            estimate.to_string(),
-            "Elo 40.70 ± 30.43 (95%), nElo 49.77 ± 36.77, LOS 99.60%"
-        );
+        assert_eq!(estimate.to_string(), "Elo 40.70 ± 30.43 (95%), nElo 49.77 ± 36.77, LOS 99.60%");
     }
 
     /// fastchess `elo_test.cpp` "EloPentanomial 1": LL 34, LD 54, WL 31,
@@ -306,49 +281,19 @@ mod tests {
     fn further_fastchess_references() {
         // Stats(w, l, d) in fastchess; Wdl::new takes (w, d, l).
         let e = Wdl::new(76, 123, 89).estimate().unwrap();
-        assert_eq!(
-            (two(e.nelo), two(e.nelo_ci95), two(e.los * 100.0)),
-            ("-20.76".into(), "40.13".into(), "15.53".into())
-        );
+        assert_eq!((two(e.nelo), two(e.nelo_ci95), two(e.los * 100.0)), ("-20.76".into(), "40.13".into(), "15.53".into()));
         let e = Wdl::new(34, 0, 356).estimate().unwrap();
-        assert_eq!(
-            (two(e.nelo), two(e.nelo_ci95)),
-            ("-508.44".into(), "34.48".into())
-        );
+        assert_eq!((two(e.nelo), two(e.nelo_ci95)), ("-508.44".into(), "34.48".into()));
         // Stats(ll, ld, wl, dd, wd, ww) in fastchess.
         let e = Penta([332, 433, 457 + 41, 333, 334]).estimate().unwrap();
         assert_eq!(
-            (
-                two(e.elo),
-                two(e.ci95.unwrap()),
-                two(e.nelo),
-                two(e.nelo_ci95),
-                two(e.los * 100.0)
-            ),
-            (
-                "-8.64".into(),
-                "10.33".into(),
-                "-9.17".into(),
-                "10.96".into(),
-                "5.05".into()
-            )
+            (two(e.elo), two(e.ci95.unwrap()), two(e.nelo), two(e.nelo_ci95), two(e.los * 100.0)),
+            ("-8.64".into(), "10.33".into(), "-9.17".into(), "10.96".into(), "5.05".into())
         );
-        let e = Penta([7895, 8757, 5485 + 200, 568, 9999])
-            .estimate()
-            .unwrap();
+        let e = Penta([7895, 8757, 5485 + 200, 568, 9999]).estimate().unwrap();
         assert_eq!(
-            (
-                two(e.elo),
-                two(e.ci95.unwrap()),
-                two(e.nelo),
-                two(e.nelo_ci95)
-            ),
-            (
-                "-21.04".into(),
-                "2.95".into(),
-                "-19.01".into(),
-                "2.65".into()
-            )
+            (two(e.elo), two(e.ci95.unwrap()), two(e.nelo), two(e.nelo_ci95)),
+            ("-21.04".into(), "2.95".into(), "-19.01".into(), "2.65".into())
         );
     }
 
@@ -359,17 +304,8 @@ mod tests {
         assert_eq!(Wdl::new(7, 0, 0).estimate(), Err(Degenerate::AllWins));
         assert_eq!(Penta([0, 0, 0, 0, 7]).estimate(), Err(Degenerate::AllWins));
         assert_eq!(Wdl::new(0, 0, 7).estimate(), Err(Degenerate::AllLosses));
-        assert_eq!(
-            Penta([7, 0, 0, 0, 0]).estimate(),
-            Err(Degenerate::AllLosses)
-        );
-        assert_eq!(
-            Wdl::new(0, 7, 0).estimate(),
-            Err(Degenerate::NoVariance {
-                score: 0.5,
-                elo: 0.0
-            })
-        );
+        assert_eq!(Penta([7, 0, 0, 0, 0]).estimate(), Err(Degenerate::AllLosses));
+        assert_eq!(Wdl::new(0, 7, 0).estimate(), Err(Degenerate::NoVariance { score: 0.5, elo: 0.0 }));
         let Err(Degenerate::NoVariance { score, elo }) = Penta([0, 0, 0, 7, 0]).estimate() else {
             panic!("all WD pairs have no variance");
         };
@@ -387,24 +323,12 @@ mod tests {
             Penta([0, 3, 0, 0, 0]).estimate().unwrap_err().to_string(),
         ];
         assert_eq!(messages[0], "no games played");
-        assert_eq!(
-            messages[1],
-            "no losses or draws (every game won): Elo is +∞, no interval"
-        );
-        assert_eq!(
-            messages[3],
-            "every result identical (score 50.00%): Elo 0.00, but with zero variance no interval, nElo or LOS"
-        );
-        assert_eq!(
-            messages[4],
-            "every result identical (score 25.00%): Elo -190.85, but with zero variance no interval, nElo or LOS"
-        );
+        assert_eq!(messages[1], "no losses or draws (every game won): Elo is +∞, no interval");
+        assert_eq!(messages[3], "every result identical (score 50.00%): Elo 0.00, but with zero variance no interval, nElo or LOS");
+        assert_eq!(messages[4], "every result identical (score 25.00%): Elo -190.85, but with zero variance no interval, nElo or LOS");
         for message in messages {
             let lower = message.to_lowercase();
-            assert!(
-                !lower.contains("inf ") && !lower.contains("nan"),
-                "{message}"
-            );
+            assert!(!lower.contains("inf ") && !lower.contains("nan"), "{message}");
         }
     }
 
@@ -418,12 +342,7 @@ mod tests {
         assert_eq!(estimate.elo_interval(), None);
         assert!(estimate.nelo.is_finite() && estimate.los.is_finite());
         let text = estimate.to_string();
-        assert!(
-            text.starts_with(
-                "Elo 381.70 (95% interval unbounded: score 90.00% ± 17.53% reaches 100%)"
-            ),
-            "{text}"
-        );
+        assert!(text.starts_with("Elo 381.70 (95% interval unbounded: score 90.00% ± 17.53% reaches 100%)"), "{text}");
         assert!(text.contains("reaches 100%"), "{text}");
         // With enough games the interval closes.
         let estimate = Wdl::new(1000, 500, 1).estimate().unwrap();
@@ -434,23 +353,12 @@ mod tests {
 
     #[test]
     fn huge_counts_do_not_panic() {
-        assert_eq!(
-            Wdl::new(u64::MAX, 0, 1).estimate(),
-            Err(Degenerate::TooManyGames)
-        );
-        assert_eq!(
-            Penta([u64::MAX; 5]).estimate(),
-            Err(Degenerate::TooManyGames)
-        );
+        assert_eq!(Wdl::new(u64::MAX, 0, 1).estimate(), Err(Degenerate::TooManyGames));
+        assert_eq!(Penta([u64::MAX; 5]).estimate(), Err(Degenerate::TooManyGames));
         // Just below the limit, nearly all wins: the score stays below 1.
         let estimate = Penta([1, 0, 0, 0, MAX_SAMPLES - 1]).estimate().unwrap();
         assert!(estimate.score < 1.0);
-        for value in [
-            estimate.elo,
-            estimate.nelo,
-            estimate.nelo_ci95,
-            estimate.los,
-        ] {
+        for value in [estimate.elo, estimate.nelo, estimate.nelo_ci95, estimate.los] {
             assert!(value.is_finite());
         }
     }

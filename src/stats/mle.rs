@@ -51,18 +51,12 @@ fn secular_denominators<const N: usize>(weights: &[f64; N], phi: &[f64; N]) -> O
         return None;
     }
     let secular = |d: &[f64; N]| -> f64 { (0..N).map(|i| weights[i] * phi[i] / d[i]).sum() };
-    let from_left =
-        |x: f64| -> [f64; N] { std::array::from_fn(|i| (1.0 - phi[i] / max_phi) + x * phi[i]) };
-    let from_right =
-        |x: f64| -> [f64; N] { std::array::from_fn(|i| (1.0 - phi[i] / min_phi) - x * phi[i]) };
+    let from_left = |x: f64| -> [f64; N] { std::array::from_fn(|i| (1.0 - phi[i] / max_phi) + x * phi[i]) };
+    let from_right = |x: f64| -> [f64; N] { std::array::from_fn(|i| (1.0 - phi[i] / min_phi) - x * phi[i]) };
     let half_width = (1.0 / max_phi - 1.0 / min_phi) / 2.0;
     let root_in_left_half = secular(&from_left(half_width)) <= 0.0;
     let denominators = |x: f64| {
-        if root_in_left_half {
-            from_left(x)
-        } else {
-            from_right(x)
-        }
+        if root_in_left_half { from_left(x) } else { from_right(x) }
     };
     // Oriented so that it is +∞ at the pole (x → 0) and falls with x.
     let falling = |x: f64| {
@@ -98,45 +92,27 @@ fn reweight<const N: usize>(empirical: &[f64; N], phi: &[f64; N]) -> Option<[f64
 /// Mean and variance of the scores under the probabilities.
 pub(super) fn mean_variance(scores: &[f64], probabilities: &[f64]) -> (f64, f64) {
     let mean: f64 = scores.iter().zip(probabilities).map(|(a, p)| a * p).sum();
-    let variance = scores
-        .iter()
-        .zip(probabilities)
-        .map(|(a, p)| p * (a - mean).powi(2))
-        .sum();
+    let variance = scores.iter().zip(probabilities).map(|(a, p)| p * (a - mean).powi(2)).sum();
     (mean, variance)
 }
 
 /// The most likely distribution (given `empirical`) whose expected score is
 /// `s`. Needs `s` strictly between the lowest and the highest score.
-pub(super) fn mle_with_expectation<const N: usize>(
-    scores: &[f64; N],
-    empirical: &[f64; N],
-    s: f64,
-) -> Option<[f64; N]> {
+pub(super) fn mle_with_expectation<const N: usize>(scores: &[f64; N], empirical: &[f64; N], s: f64) -> Option<[f64; N]> {
     let phi = scores.map(|a| a - s);
     reweight(empirical, &phi)
 }
 
 /// The most likely distribution (given `empirical`) whose t-value
 /// `(μ − reference)/σ` is `t`.
-pub(super) fn mle_with_t_value<const N: usize>(
-    scores: &[f64; N],
-    empirical: &[f64; N],
-    reference: f64,
-    t: f64,
-) -> Option<[f64; N]> {
+pub(super) fn mle_with_t_value<const N: usize>(scores: &[f64; N], empirical: &[f64; N], reference: f64, t: f64) -> Option<[f64; N]> {
     let mut estimate = [1.0 / N as f64; N];
     for _ in 0..MAX_T_VALUE_STEPS {
         let (mean, variance) = mean_variance(scores, &estimate);
         let sigma = variance.sqrt();
-        let phi =
-            scores.map(|a| a - reference - t * sigma * (1.0 + ((a - mean) / sigma).powi(2)) / 2.0);
+        let phi = scores.map(|a| a - reference - t * sigma * (1.0 + ((a - mean) / sigma).powi(2)) / 2.0);
         let next = reweight(empirical, &phi)?;
-        let moved = next
-            .iter()
-            .zip(&estimate)
-            .map(|(p, q)| (p - q).abs())
-            .fold(0.0, f64::max);
+        let moved = next.iter().zip(&estimate).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
         estimate = next;
         if moved < T_VALUE_TOLERANCE {
             break;
@@ -144,19 +120,14 @@ pub(super) fn mle_with_t_value<const N: usize>(
     }
     // Settled or not, the estimate is only good if it meets the constraint.
     let (mean, variance) = mean_variance(scores, &estimate);
-    let meets_constraint =
-        ((mean - reference) / variance.sqrt() - t).abs() < T_VALUE_CONSTRAINT_TOLERANCE;
+    let meets_constraint = ((mean - reference) / variance.sqrt() - t).abs() < T_VALUE_CONSTRAINT_TOLERANCE;
     meets_constraint.then_some(estimate)
 }
 
 /// `Σ p̂ᵢ (ln p1ᵢ − ln p0ᵢ)`: the log-likelihood ratio per sample of two
 /// fitted distributions.
 pub(super) fn llr_per_sample(empirical: &[f64], p0: &[f64], p1: &[f64]) -> f64 {
-    empirical
-        .iter()
-        .zip(p0.iter().zip(p1))
-        .map(|(e, (a, b))| e * (b.ln() - a.ln()))
-        .sum()
+    empirical.iter().zip(p0.iter().zip(p1)).map(|(e, (a, b))| e * (b.ln() - a.ln())).sum()
 }
 
 #[cfg(test)]

@@ -103,11 +103,7 @@ mod tests {
             (-1.0, 1.842_700_792_949_715),
         ];
         for (x, expected) in cases {
-            assert!(
-                close(erfc(x), expected, 1e-14),
-                "erfc({x}) = {} ≠ {expected}",
-                erfc(x)
-            );
+            assert!(close(erfc(x), expected, 1e-14), "erfc({x}) = {} ≠ {expected}", erfc(x));
         }
     }
 

@@ -5,9 +5,7 @@ use std::f64::consts::SQRT_2;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
-use super::{
-    EloModel, MAX_LOGISTIC_ELO, MAX_NORMALIZED_ELO, Penta, SprtConfig, Wdl, score_from_elo,
-};
+use super::{EloModel, MAX_LOGISTIC_ELO, MAX_NORMALIZED_ELO, Penta, SprtConfig, Wdl, score_from_elo};
 
 /// A bucket count: often empty or tiny (the degenerate corners), otherwise
 /// anything up to a long fishtest run.
@@ -26,14 +24,8 @@ fn full_penta() -> impl Strategy<Value = Penta> {
 
 /// Any valid configuration, bounds anywhere in the accepted range.
 fn sprt() -> impl Strategy<Value = SprtConfig> {
-    (
-        prop_oneof![Just(EloModel::Normalized), Just(EloModel::Logistic)],
-        0.0..1.0f64,
-        0.0..1.0f64,
-        0.001..0.2f64,
-        0.001..0.2f64,
-    )
-        .prop_map(|(model, a, b, alpha, beta)| {
+    (prop_oneof![Just(EloModel::Normalized), Just(EloModel::Logistic)], 0.0..1.0f64, 0.0..1.0f64, 0.001..0.2f64, 0.001..0.2f64).prop_map(
+        |(model, a, b, alpha, beta)| {
             let limit = match model {
                 EloModel::Normalized => MAX_NORMALIZED_ELO,
                 EloModel::Logistic => MAX_LOGISTIC_ELO,
@@ -41,21 +33,17 @@ fn sprt() -> impl Strategy<Value = SprtConfig> {
             let elo0 = -limit + a * 2.0 * limit * 0.999;
             let elo1 = elo0 + (limit - elo0) * b.max(1e-6);
             SprtConfig::new(elo0, elo1, alpha, beta, model).unwrap()
-        })
+        },
+    )
 }
 
 /// Bounds where real tests put them, within ±20 (normalised or logistic)
 /// and at least 0.1 apart.
 fn realistic_sprt() -> impl Strategy<Value = SprtConfig> {
-    (
-        prop_oneof![Just(EloModel::Normalized), Just(EloModel::Logistic)],
-        -20.0..19.9f64,
-        0.0..1.0f64,
-    )
-        .prop_map(|(model, elo0, b)| {
-            let elo1 = elo0 + 0.1 + (19.9 - elo0) * b;
-            SprtConfig::new(elo0, elo1, 0.05, 0.05, model).unwrap()
-        })
+    (prop_oneof![Just(EloModel::Normalized), Just(EloModel::Logistic)], -20.0..19.9f64, 0.0..1.0f64).prop_map(|(model, elo0, b)| {
+        let elo1 = elo0 + 0.1 + (19.9 - elo0) * b;
+        SprtConfig::new(elo0, elo1, 0.05, 0.05, model).unwrap()
+    })
 }
 
 /// The pair counts `pairs` pairs of independent games would give on

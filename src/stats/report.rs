@@ -34,14 +34,7 @@ pub struct Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let wdl = &self.wdl;
-        write!(
-            f,
-            "Games {}: W {}, D {}, L {}",
-            wdl.games(),
-            wdl.wins,
-            wdl.draws,
-            wdl.losses
-        )?;
+        write!(f, "Games {}: W {}, D {}, L {}", wdl.games(), wdl.wins, wdl.draws, wdl.losses)?;
         if let Some(score) = wdl.score() {
             write!(f, " ({}%)", Fixed2(score * 100.0))?;
         }
@@ -51,11 +44,7 @@ impl fmt::Display for Report {
         }
         if let Some(penta) = &self.penta {
             let [ll, ld, dd_wl, wd, ww] = penta.0;
-            write!(
-                f,
-                "\nPairs {}: LL {ll}, LD {ld}, DD+WL {dd_wl}, WD {wd}, WW {ww}",
-                penta.pairs()
-            )?;
+            write!(f, "\nPairs {}: LL {ll}, LD {ld}, DD+WL {dd_wl}, WD {wd}, WW {ww}", penta.pairs())?;
             match penta.estimate() {
                 Ok(estimate) => write!(f, "\nPentanomial: {estimate}")?,
                 Err(degenerate) => write!(f, "\nPentanomial: {degenerate}")?,
@@ -87,26 +76,16 @@ mod tests {
         let text = report.to_string();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Games 343: W 136, D 111, L 96 (55.83%)");
-        assert_eq!(
-            lines[1],
-            "Trinomial:   Elo 40.70 ± 30.43 (95%), nElo 49.77 ± 36.77, LOS 99.60%"
-        );
+        assert_eq!(lines[1], "Trinomial:   Elo 40.70 ± 30.43 (95%), nElo 49.77 ± 36.77, LOS 99.60%");
         assert_eq!(lines[2], "Pairs 290: LL 34, LD 54, DD+WL 63, WD 64, WW 75");
-        assert_eq!(
-            lines[3],
-            "Pentanomial: Elo 55.58 ± 27.65 (95%), nElo 57.94 ± 28.28, LOS 100.00%"
-        );
+        assert_eq!(lines[3], "Pentanomial: Elo 55.58 ± 27.65 (95%), nElo 57.94 ± 28.28, LOS 100.00%");
         assert_eq!(lines[4], "LLR 0.53 (-2.94, 2.94) [0.00, 2.00] continue");
         assert_eq!(lines.len(), 5);
     }
 
     #[test]
     fn empty_report_says_so() {
-        let report = Report {
-            wdl: Wdl::default(),
-            penta: Some(Penta::default()),
-            sprt: Some(SprtConfig::default()),
-        };
+        let report = Report { wdl: Wdl::default(), penta: Some(Penta::default()), sprt: Some(SprtConfig::default()) };
         assert_eq!(
             report.to_string(),
             "Games 0: W 0, D 0, L 0\n\
@@ -129,25 +108,13 @@ mod tests {
         for (wdl, penta) in samples {
             for model in [EloModel::Normalized, EloModel::Logistic] {
                 let sprt = SprtConfig::new(0.0, 5.0, 0.05, 0.05, model).unwrap();
-                let text = Report {
-                    wdl,
-                    penta: Some(penta),
-                    sprt: Some(sprt),
-                }
-                .to_string();
+                let text = Report { wdl, penta: Some(penta), sprt: Some(sprt) }.to_string();
                 let lower = text.to_lowercase();
                 assert!(!lower.contains("nan") && !lower.contains("inf "), "{text}");
             }
         }
-        let text = Report {
-            wdl: Wdl::new(6, 0, 0),
-            ..Report::default()
-        }
-        .to_string();
-        assert_eq!(
-            text,
-            "Games 6: W 6, D 0, L 0 (100.00%)\nTrinomial:   no losses or draws (every game won): Elo is +∞, no interval"
-        );
+        let text = Report { wdl: Wdl::new(6, 0, 0), ..Report::default() }.to_string();
+        assert_eq!(text, "Games 6: W 6, D 0, L 0 (100.00%)\nTrinomial:   no losses or draws (every game won): Elo is +∞, no interval");
     }
 
     #[test]
@@ -157,10 +124,6 @@ mod tests {
             penta: None,
             sprt: Some(SprtConfig::new(0.5, 2.5, 0.05, 0.05, EloModel::Logistic).unwrap()),
         };
-        assert!(
-            report
-                .to_string()
-                .ends_with("LLR -1.57 (-2.94, 2.94) [0.50, 2.50] continue")
-        );
+        assert!(report.to_string().ends_with("LLR -1.57 (-2.94, 2.94) [0.50, 2.50] continue"));
     }
 }

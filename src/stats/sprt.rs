@@ -170,13 +170,7 @@ pub struct SprtConfig {
 impl Default for SprtConfig {
     /// elo0 = 0, elo1 = 5, alpha = beta = 0.05, normalised Elo.
     fn default() -> SprtConfig {
-        SprtConfig {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-            model: EloModel::Normalized,
-        }
+        SprtConfig { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05, model: EloModel::Normalized }
     }
 }
 
@@ -187,13 +181,7 @@ impl SprtConfig {
     /// # Errors
     ///
     /// The first of those conditions that fails, as a [`SprtConfigError`].
-    pub fn new(
-        elo0: f64,
-        elo1: f64,
-        alpha: f64,
-        beta: f64,
-        model: EloModel,
-    ) -> Result<SprtConfig, SprtConfigError> {
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64, model: EloModel) -> Result<SprtConfig, SprtConfigError> {
         let limit = match model {
             EloModel::Normalized => MAX_NORMALIZED_ELO,
             EloModel::Logistic => MAX_LOGISTIC_ELO,
@@ -201,11 +189,7 @@ impl SprtConfig {
         // NaN fails every comparison, so each check tests for it first.
         for value in [elo0, elo1] {
             if value.is_nan() || value.abs() > limit {
-                return Err(SprtConfigError::BoundOutOfRange {
-                    value,
-                    limit,
-                    model,
-                });
+                return Err(SprtConfigError::BoundOutOfRange { value, limit, model });
             }
         }
         if elo0 >= elo1 {
@@ -219,13 +203,7 @@ impl SprtConfig {
         if alpha + beta >= 1.0 {
             return Err(SprtConfigError::ErrorRatesTooLarge { alpha, beta });
         }
-        Ok(SprtConfig {
-            elo0,
-            elo1,
-            alpha,
-            beta,
-            model,
-        })
+        Ok(SprtConfig { elo0, elo1, alpha, beta, model })
     }
 
     /// The Elo of H0.
@@ -325,17 +303,12 @@ impl SprtConfig {
     /// The LLR from bucket counts ordered by score; `t_per_sample` is how
     /// much larger a sample's t-value is than a game's (√2 for a pair).
     fn llr_of_counts<const N: usize>(&self, counts: &[u64; N], t_per_sample: f64) -> f64 {
-        self.exact_llr_of_counts(counts, t_per_sample)
-            .unwrap_or_else(|| self.approx_of_counts(counts, t_per_sample))
+        self.exact_llr_of_counts(counts, t_per_sample).unwrap_or_else(|| self.approx_of_counts(counts, t_per_sample))
     }
 
     /// The exact GSPRT, or `None` if a constrained fit fails (which the
     /// validated bounds are chosen to prevent, see `properties.rs`).
-    pub(super) fn exact_llr_of_counts<const N: usize>(
-        &self,
-        counts: &[u64; N],
-        t_per_sample: f64,
-    ) -> Option<f64> {
+    pub(super) fn exact_llr_of_counts<const N: usize>(&self, counts: &[u64; N], t_per_sample: f64) -> Option<f64> {
         let Some((total, empirical)) = regularized(counts) else {
             return Some(0.0);
         };
@@ -346,9 +319,7 @@ impl SprtConfig {
                 fit(self.elo0).zip(fit(self.elo1))?
             }
             EloModel::Normalized => {
-                let fit = |nelo| {
-                    mle_with_t_value(&scores, &empirical, 0.5, nelo / NELO_PER_T * t_per_sample)
-                };
+                let fit = |nelo| mle_with_t_value(&scores, &empirical, 0.5, nelo / NELO_PER_T * t_per_sample);
                 fit(self.elo0).zip(fit(self.elo1))?
             }
         };
@@ -388,13 +359,7 @@ fn regularized<const N: usize>(counts: &[u64; N]) -> Option<(f64, [f64; N])> {
     if counts.iter().all(|&count| count == 0) {
         return None;
     }
-    let weights = counts.map(|count| {
-        if count == 0 {
-            EMPTY_BUCKET
-        } else {
-            count as f64
-        }
-    });
+    let weights = counts.map(|count| if count == 0 { EMPTY_BUCKET } else { count as f64 });
     let total: f64 = weights.iter().sum();
     Some((total, weights.map(|weight| weight / total)))
 }
@@ -407,23 +372,11 @@ impl FromStr for SprtConfig {
     fn from_str(text: &str) -> Result<SprtConfig, SprtConfigError> {
         let defaults = SprtConfig::default();
         let (mut elo0, mut elo1, mut alpha, mut beta, mut model) = (None, None, None, None, None);
-        for token in text
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|t| !t.is_empty())
-        {
-            let (key, value) = token
-                .split_once('=')
-                .ok_or_else(|| SprtConfigError::NotKeyValue(token.to_string()))?;
+        for token in text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()) {
+            let (key, value) = token.split_once('=').ok_or_else(|| SprtConfigError::NotKeyValue(token.to_string()))?;
             let key = key.trim().to_ascii_lowercase();
             let value = value.trim();
-            let number = || {
-                value
-                    .parse::<f64>()
-                    .map_err(|_| SprtConfigError::NotANumber {
-                        key: key.clone(),
-                        value: value.to_string(),
-                    })
-            };
+            let number = || value.parse::<f64>().map_err(|_| SprtConfigError::NotANumber { key: key.clone(), value: value.to_string() });
             let already_set = match key.as_str() {
                 "elo0" => elo0.replace(number()?).is_some(),
                 "elo1" => elo1.replace(number()?).is_some(),
@@ -450,11 +403,7 @@ impl fmt::Display for SprtConfig {
     /// `elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized`; parses back
     /// to the same configuration.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "elo0={} elo1={} alpha={} beta={} model={}",
-            self.elo0, self.elo1, self.alpha, self.beta, self.model
-        )
+        write!(f, "elo0={} elo1={} alpha={} beta={} model={}", self.elo0, self.elo1, self.alpha, self.beta, self.model)
     }
 }
 

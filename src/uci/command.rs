@@ -226,8 +226,7 @@ mod tests {
 
     #[test]
     fn go_parameters() {
-        let Ok(Command::Go(go)) = Command::parse("go wtime 1000 btime -50 winc 10 binc 10 movestogo 5 searchmoves e2e4")
-        else {
+        let Ok(Command::Go(go)) = Command::parse("go wtime 1000 btime -50 winc 10 binc 10 movestogo 5 searchmoves e2e4") else {
             panic!("not a go");
         };
         assert_eq!(go.wtime, Some(Duration::from_millis(1000)));

@@ -112,11 +112,7 @@ impl Game {
             Color::White => (go.wtime, go.winc),
             Color::Black => (go.btime, go.binc),
         };
-        let clock = time.map(|time_left| GameClock {
-            time_left,
-            increment: increment.unwrap_or(Duration::ZERO),
-            moves_to_go: go.movestogo,
-        });
+        let clock = time.map(|time_left| GameClock { time_left, increment: increment.unwrap_or(Duration::ZERO), moves_to_go: go.movestogo });
         let unlimited = clock.is_none() && go.movetime.is_none() && go.depth.is_none() && go.nodes.is_none();
         Limits {
             depth: go.depth,
@@ -174,10 +170,7 @@ impl Options {
         vec![
             format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
             format!("option name Weights type string default {}", self.weights),
-            format!(
-                "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
-                MOVE_OVERHEAD.as_millis()
-            ),
+            format!("option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}", MOVE_OVERHEAD.as_millis()),
             "option name UCI_Chess960 type check default false".to_string(),
         ]
     }
@@ -193,11 +186,11 @@ impl Options {
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<OptionChange, SessionError> {
         let value = value.unwrap_or("").trim();
         let number = |option: &'static str, max: u64| {
-            value
-                .parse::<u64>()
-                .ok()
-                .filter(|&n| n <= max)
-                .ok_or_else(|| SessionError::BadValue { option, value: value.to_string(), expected: format!("a number up to {max}") })
+            value.parse::<u64>().ok().filter(|&n| n <= max).ok_or_else(|| SessionError::BadValue {
+                option,
+                value: value.to_string(),
+                expected: format!("a number up to {max}"),
+            })
         };
         match name.to_ascii_lowercase().as_str() {
             "hash" => {
@@ -259,7 +252,13 @@ mod tests {
         let mut game = Game::default();
         game.set(&StartPosition::StartPos, &["e2e4".into()]).unwrap();
         let before = game.position.clone();
-        for fen in ["", "garbage", "8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "k7/8/8/8/8/8/8/K7 w - - 0 1 extra"] {
+        for fen in [
+            "",
+            "garbage",
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+            "k7/8/8/8/8/8/8/K7 w - - 0 1 extra",
+        ] {
             assert!(matches!(game.set(&StartPosition::Fen(fen.into()), &[]), Err(SessionError::InvalidFen { .. })), "{fen}");
             assert_eq!(game.position, before);
             assert!(!game.valid, "{fen}: no position the GUI agrees with");

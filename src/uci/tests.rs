@@ -119,18 +119,31 @@ fn malformed_input_is_reported_not_fatal() {
 
 #[test]
 fn chess960_castling_in_king_takes_rook_notation() {
-    let output = session("uci\nsetoption name UCI_Chess960 value true\nposition fen rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1 moves b1h1\ngo depth 2\n");
+    let output = session(
+        "uci\nsetoption name UCI_Chess960 value true\nposition fen rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1 moves b1h1\ngo depth 2\n",
+    );
     assert!(output.contains("option name UCI_Chess960 type check default false"), "{output}");
     assert!(!output.contains("info string"), "a Shredder-FEN and castling as king takes rook are accepted: {output}");
     let castle = shakmaty::Move::Castle { king: shakmaty::Square::E1, rook: shakmaty::Square::H1 };
-    let result = crate::engine::SearchResult { best: Some(castle), ponder: None, score: crate::engine::Score::Cp(0), depth: 1, seldepth: 1, nodes: 1, time: Duration::ZERO, pv: vec![castle] };
+    let result = crate::engine::SearchResult {
+        best: Some(castle),
+        ponder: None,
+        score: crate::engine::Score::Cp(0),
+        depth: 1,
+        seldepth: 1,
+        nodes: 1,
+        time: Duration::ZERO,
+        pv: vec![castle],
+    };
     assert_eq!(bestmove_line(&result, shakmaty::CastlingMode::Chess960), "bestmove e1h1");
     assert_eq!(bestmove_line(&result, shakmaty::CastlingMode::Standard), "bestmove e1g1");
 }
 
 #[test]
 fn options_take_effect() {
-    let output = session("setoption name Hash value 1\nsetoption name Weights value kaissa\nsetoption name Move Overhead value 10\nposition fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 3\n");
+    let output = session(
+        "setoption name Hash value 1\nsetoption name Weights value kaissa\nsetoption name Move Overhead value 10\nposition fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\ngo depth 3\n",
+    );
     assert!(!output.contains("info string"), "{output}");
     assert!(output.contains("score mate 1"), "{output}");
     assert_eq!(bestmove(&output), "a1a8");

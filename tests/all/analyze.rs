@@ -16,7 +16,9 @@ fn openrating_curve_alpha_and_three_figures() {
     assert!(out.contains("decisive rows only: α = 0.7507, 95% CI [0.7217, 0.7796]"), "{out}");
     // The curve's cell at +1 pawn: 2441 rows scoring 0.627.
     assert!(out.lines().any(|l| l.split_whitespace().take(3).collect::<Vec<_>>() == ["+1.0", "2441", "0.627"]), "{out}");
-    for (name, title) in [("score_curve", "Expected score vs material balance"), ("convergence", "Convergence of the fit"), ("groups", "Piece values by draw model")] {
+    for (name, title) in
+        [("score_curve", "Expected score vs material balance"), ("convergence", "Convergence of the fit"), ("groups", "Piece values by draw model")]
+    {
         let png = std::fs::read(dir.path().join(format!("{name}.png"))).unwrap();
         assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{name}.png");
         let svg = std::fs::read_to_string(dir.path().join(format!("{name}.svg"))).unwrap();

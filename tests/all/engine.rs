@@ -178,7 +178,8 @@ fn bench_signature_is_deterministic_and_eval_explains() {
     let last = |s: &str| s.lines().last().unwrap().to_string();
     assert!(last(&a).ends_with(" nodes"), "{a}");
     assert_eq!(last(&a), last(&b));
-    let out = pgntune().args(["eval", "4k3/8/8/8/8/8/PPP5/RN2K2Q w - - 0 1", "--weights", "classical"]).assert().success().get_output().stdout.clone();
+    let out =
+        pgntune().args(["eval", "4k3/8/8/8/8/8/PPP5/RN2K2Q w - - 0 1", "--weights", "classical"]).assert().success().get_output().stdout.clone();
     let out = String::from_utf8(out).unwrap();
     for needle in ["P ", "N ", "R ", "Q ", "total:"] {
         assert!(out.contains(needle), "{out}");

@@ -8,10 +8,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use pgntune::features::{Context, FeatureLayout, FeatureSet, TermScratch, TermValue};
+use pgntune::pgn::InputSource;
 use pgntune::pgn::input::{ByteCounters, open};
 use pgntune::pgn::record::{Joiner, RecordVisitor};
 use pgntune::pgn::replay::{replay, start_position};
-use pgntune::pgn::InputSource;
 use shakmaty::{Bitboard, Chess, Color, EnPassantMode, FromSetup, Position, Rank, Role, Square, attacks};
 
 use crate::common::shared;
@@ -107,7 +107,8 @@ fn mobility_reference(pos: &Chess) -> BTreeMap<String, i32> {
         for square in board.by_color(color) {
             let role = board.role_at(square).unwrap();
             if matches!(role, Role::Knight | Role::Bishop | Role::Rook | Role::Queen) {
-                let count = board.attacks_from(square).into_iter().filter(|&t| !board.by_color(color).contains(t) && !enemy_pawns.contains(t)).count();
+                let count =
+                    board.attacks_from(square).into_iter().filter(|&t| !board.by_color(color).contains(t) && !enemy_pawns.contains(t)).count();
                 add(&mut terms, format!("mob_{}_{count}", role.upper_char()), color, 1);
             }
         }
@@ -218,7 +219,8 @@ fn king_safety_reference(pos: &Chess) -> BTreeMap<String, i32> {
         let mut count = 0;
         for square in board.by_color(enemy) {
             let role = board.role_at(square).unwrap();
-            if matches!(role, Role::Knight | Role::Bishop | Role::Rook | Role::Queen) && zone.iter().any(|&z| board.attacks_from(square).contains(z)) {
+            if matches!(role, Role::Knight | Role::Bishop | Role::Rook | Role::Queen) && zone.iter().any(|&z| board.attacks_from(square).contains(z))
+            {
                 add(&mut terms, format!("katt_{}", role.upper_char()), color, 1);
                 count += 1;
             }
@@ -252,11 +254,8 @@ type Reference = fn(&Chess) -> BTreeMap<String, i32>;
 #[test]
 fn the_sets_agree_with_square_by_square_references_on_real_games() {
     let Some(games) = positions("human/Tal.pgn", 6_000) else { return };
-    let references: [(FeatureSet, Reference); 3] = [
-        (FeatureSet::Mobility, mobility_reference),
-        (FeatureSet::Threats, threats_reference),
-        (FeatureSet::KingSafety, king_safety_reference),
-    ];
+    let references: [(FeatureSet, Reference); 3] =
+        [(FeatureSet::Mobility, mobility_reference), (FeatureSet::Threats, threats_reference), (FeatureSet::KingSafety, king_safety_reference)];
     for (set, reference) in references {
         let mut nonzero = 0;
         for pos in &games {

@@ -79,7 +79,8 @@ fn the_engine_evaluates_the_features_dot_the_weights_on_real_positions() {
     let positions = sample_positions(100_000);
     assert_eq!(positions.len(), 100_000);
     let pst = pgntune::engine::pst_preset();
-    let mut cases: Vec<(Weights, bool)> = ["full", "classical", "kaissa", "pgnlearn2015", "flat"].iter().map(|p| (Weights::resolve(p).unwrap(), false)).collect();
+    let mut cases: Vec<(Weights, bool)> =
+        ["full", "classical", "kaissa", "pgnlearn2015", "flat"].iter().map(|p| (Weights::resolve(p).unwrap(), false)).collect();
     cases.push((tuned(), false));
     // Material-only presets are played with the PST preset added.
     for (w, _) in &mut cases {

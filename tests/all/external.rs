@@ -34,7 +34,15 @@ fn close(got: &[f64], want: &[f64], what: &str) {
 }
 
 fn pgntune_fit(rows: &std::path::Path) -> (Vec<f64>, Vec<f64>) {
-    let out = pgntune().arg("fit").arg(rows).args(["--draws", "exclude", "--lambda", "0", "--solver", "newton", "--json"]).assert().success().get_output().stdout.clone();
+    let out = pgntune()
+        .arg("fit")
+        .arg(rows)
+        .args(["--draws", "exclude", "--lambda", "0", "--solver", "newton", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let get = |k: &str| ["P", "N", "B", "R", "Q"].iter().map(|c| json[k][c].as_f64().unwrap()).collect();
     (get("theta"), get("stderr"))

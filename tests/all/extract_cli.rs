@@ -136,7 +136,8 @@ fn fails_cleanly(args: &[&str], input: &Path, out: &Path, needle: &str) {
     assert!(stderr.contains(needle), "{stderr:?} should mention {needle:?}");
     assert!(!out.exists(), "{} must not exist", out.display());
     if let Some(dir) = out.parent().filter(|d| d.exists()) {
-        let leftovers: Vec<_> = std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("partial")).collect();
+        let leftovers: Vec<_> =
+            std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("partial")).collect();
         assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     }
 }

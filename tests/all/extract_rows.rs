@@ -136,12 +136,7 @@ fn pgntune_rows_with(path: &std::path::Path, config: ExtractConfig) -> (pgntune:
         .map(|i| {
             rows.dense_row(i, &config.layout, &mut x);
             let material: Vec<i32> = x.iter().map(|&v| v as i32).collect();
-            (
-                rows.games[i],
-                rows.plies[i],
-                material.try_into().unwrap(),
-                rows.results[i].score(),
-            )
+            (rows.games[i], rows.plies[i], material.try_into().unwrap(), rows.results[i].score())
         })
         .collect();
     (stats, rows)
@@ -315,7 +310,9 @@ fn a_failing_output_ends_the_run_with_its_error() {
             });
             let _ = done_tx.send(outcome.map(|_| ()).map_err(|e| e.to_string()));
         });
-        let outcome = done_rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| panic!("--threads {threads}: extraction hung after its output failed"));
+        let outcome = done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("--threads {threads}: extraction hung after its output failed"));
         let message = outcome.expect_err("the output error is returned");
         assert!(message.contains("disk full"), "--threads {threads}: {message}");
     }

@@ -244,7 +244,10 @@ fn dropped_products_are_combinations_of_kept_terms_and_tapered_material() {
         let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal);
 
         // X = R: D_R·S_N + D_R·S_B + 2·D_R·S_R + 4·D_R·S_Q.
-        let rook = kept("imb_R_N") + kept("imb_R_vs_N") + kept("imb_R_B") + kept("imb_R_vs_B")
+        let rook = kept("imb_R_N")
+            + kept("imb_R_vs_N")
+            + kept("imb_R_B")
+            + kept("imb_R_vs_B")
             + 2 * (2 * kept("imb_R_R") + d(R))
             + 4 * (kept("imb_Q_R") - versus(Q, R));
         assert_eq!(d(R) * p, rook, "R: {fen}");

@@ -12,10 +12,7 @@ use pgntune::features::{FeatureLayout, FeatureSet, TermScratch};
 use pgntune::pgn::record::RecordVisitor;
 use pgntune::pgn::replay::{replay, start_position};
 use shakmaty::fen::Fen;
-use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File as BoardFile, FromSetup, Position, Rank, Square,
-    attacks,
-};
+use shakmaty::{Bitboard, CastlingMode, Chess, Color, EnPassantMode, File as BoardFile, FromSetup, Position, Rank, Square, attacks};
 
 use crate::common::shared;
 
@@ -69,10 +66,7 @@ fn pawns_backward_and_connected() {
     // e5: backward. The black pawns are both isolated (no black d-pawn).
     // Nothing is passed.
     let got = terms(FeatureSet::Pawns, &pos("4k3/8/8/2p1p3/2P1P3/3P4/8/6K1 w - - 0 1"));
-    assert_eq!(
-        got,
-        expect(&[("pawn_backward", 1), ("connected_r4", 2), ("pawn_support", 2), ("pawn_isolated", -2)])
-    );
+    assert_eq!(got, expect(&[("pawn_backward", 1), ("connected_r4", 2), ("pawn_support", 2), ("pawn_isolated", -2)]));
 }
 
 #[test]
@@ -94,13 +88,7 @@ fn pawns_phalanx_of_passers_against_a_rook() {
     let got = terms(FeatureSet::Pawns, &pos("r3k3/8/8/3PP3/8/8/8/4K3 w - - 0 1"));
     assert_eq!(
         got,
-        expect(&[
-            ("passed_r5", 2),
-            ("connected_r5", 2),
-            ("passed_own_king_r5", 10),
-            ("passed_enemy_king_r5", 4),
-            ("passed_clear_r5", 1),
-        ])
+        expect(&[("passed_r5", 2), ("connected_r5", 2), ("passed_own_king_r5", 10), ("passed_enemy_king_r5", 4), ("passed_clear_r5", 1),])
     );
     assert_eq!(terms(FeatureSet::Rooks, &pos("r3k3/8/8/3PP3/8/8/8/4K3 w - - 0 1")), expect(&[("rook_open_file", -1)]));
 }
@@ -168,10 +156,8 @@ fn rooks_seventh_needs_the_king_on_the_eighth_or_pawns_on_the_seventh() {
 
 #[test]
 fn starting_values_name_every_term_in_order() {
-    for (set, named) in [
-        (FeatureSet::Pawns, &pawns_preset::NAMED_STARTING_VALUES[..]),
-        (FeatureSet::Rooks, &rooks_preset::NAMED_STARTING_VALUES[..]),
-    ] {
+    for (set, named) in [(FeatureSet::Pawns, &pawns_preset::NAMED_STARTING_VALUES[..]), (FeatureSet::Rooks, &rooks_preset::NAMED_STARTING_VALUES[..])]
+    {
         let names: Vec<&str> = named.iter().map(|(n, _, _)| *n).collect();
         assert_eq!(names, set.terms(), "{set}");
     }
@@ -289,10 +275,7 @@ mod reference {
                 let isolated = !ours.iter().any(|&o| file_gap(o, sq) == 1);
                 let defenders = ours.iter().filter(|&&o| attacks::pawn_attacks(color, o).contains(sq)).count() as i32;
                 let phalanx = ours.iter().any(|&o| file_gap(o, sq) == 1 && o.rank() == sq.rank());
-                let stop = Square::from_coords(
-                    sq.file(),
-                    Rank::new((sq.rank() as i32 + if color == Color::White { 1 } else { -1 }) as u32),
-                );
+                let stop = Square::from_coords(sq.file(), Rank::new((sq.rank() as i32 + if color == Color::White { 1 } else { -1 }) as u32));
                 let helper_behind = ours.iter().any(|&o| file_gap(o, sq) == 1 && !ahead(sq, o));
                 let stop_contested = theirs.iter().any(|&e| e == stop || attacks::pawn_attacks(!color, e).contains(stop));
                 if passed {
@@ -314,10 +297,7 @@ mod reference {
                 if !passed {
                     continue;
                 }
-                let path: Vec<Square> = (0..8u32)
-                    .map(|rank| Square::from_coords(sq.file(), Rank::new(rank)))
-                    .filter(|&t| ahead(sq, t))
-                    .collect();
+                let path: Vec<Square> = (0..8u32).map(|rank| Square::from_coords(sq.file(), Rank::new(rank))).filter(|&t| ahead(sq, t)).collect();
                 let clear = path.iter().all(|&t| board.piece_at(t).is_none());
                 if r >= 4 {
                     for (name, king) in [("own", color), ("enemy", !color)] {
@@ -348,9 +328,7 @@ mod reference {
     pub fn rooks(p: &Chess) -> BTreeMap<String, i32> {
         let board = p.board();
         let mut tally = Tally(BTreeMap::new());
-        let pawns_on = |color: Color, file: BoardFile| {
-            (board.pawns() & board.by_color(color) & Bitboard::from_file(file)).count()
-        };
+        let pawns_on = |color: Color, file: BoardFile| (board.pawns() & board.by_color(color) & Bitboard::from_file(file)).count();
         for color in [Color::White, Color::Black] {
             let s = if color == Color::White { 1 } else { -1 };
             let rooks: Vec<Square> = (board.rooks() & board.by_color(color)).into_iter().collect();

@@ -94,7 +94,9 @@ fn gradient_descent_prints_the_original_programs_trajectory() {
     let (Some(mat), Some(stdout)) = (shared("pgnlearn/OpenRating.pgnlearn.mat"), shared("pgnlearn/OpenRating.pgnlearn.stdout.txt")) else {
         return;
     };
-    let out = stdout_of(pgntune().arg("fit").args(["--solver", "gd", "--alpha", "1", "--iters", "10000", "--draws", "exclude", "--lambda", "1e-6"]).arg(&mat));
+    let out = stdout_of(
+        pgntune().arg("fit").args(["--solver", "gd", "--alpha", "1", "--iters", "10000", "--draws", "exclude", "--lambda", "1e-6"]).arg(&mat),
+    );
     let original = std::fs::read_to_string(stdout).unwrap();
     let iterations = |text: &str| text.lines().filter(|l| l.starts_with("Iter ")).map(str::to_string).collect::<Vec<_>>();
     assert_eq!(iterations(&out).len(), 11);
@@ -217,7 +219,8 @@ fn json_weights_and_trace_outputs() {
 fn tune_on_the_bundled_sample_is_deterministic() {
     let dir = tempfile::tempdir().unwrap();
     let run = |threads: &str, weights: &std::path::Path| -> serde_json::Value {
-        let out = stdout_of(pgntune().current_dir(env!("CARGO_MANIFEST_DIR")).args(["tune", "-q", "--json", "-j", threads, "--weights-out"]).arg(weights));
+        let out =
+            stdout_of(pgntune().current_dir(env!("CARGO_MANIFEST_DIR")).args(["tune", "-q", "--json", "-j", threads, "--weights-out"]).arg(weights));
         let mut json: serde_json::Value = serde_json::from_str(&out).unwrap();
         json.as_object_mut().unwrap().remove("seconds");
         json
@@ -260,7 +263,11 @@ fn bad_datasets_get_clear_messages() {
     fit_fails(&[], &write(d, "empty.csv", "P,N,result\n"), "no rows");
     fit_fails(&[], &write(d, "noresult.csv", "P,N\n1,2\n"), "no 'result' column");
     fit_fails(&[], &d.join("missing.mat"), "missing.mat");
-    fit_fails(&["--holdout", "1.5"], &write(d, "ok.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n"), "for '--holdout <F>': must be a fraction between 0 and 1");
+    fit_fails(
+        &["--holdout", "1.5"],
+        &write(d, "ok.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n"),
+        "for '--holdout <F>': must be a fraction between 0 and 1",
+    );
 }
 
 #[test]
@@ -280,7 +287,8 @@ fn separable_data_is_named_and_the_penalised_fit_reported() {
     assert!(json["warnings"][0].as_str().unwrap().contains("perfectly separable"));
     let p = json["theta"]["P"].as_f64().unwrap();
     assert!(p.is_finite() && p > 5.0, "the penalised fit is large but finite: {p}");
-    let text = String::from_utf8(pgntune().arg("fit").arg(&file).args(["--draws", "exclude"]).assert().success().get_output().stdout.clone()).unwrap();
+    let text =
+        String::from_utf8(pgntune().arg("fit").arg(&file).args(["--draws", "exclude"]).assert().success().get_output().stdout.clone()).unwrap();
     assert!(text.contains("perfectly separable") && !text.contains("NaN"), "{text}");
 }
 

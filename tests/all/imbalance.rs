@@ -94,11 +94,7 @@ fn truth(imbalance: bool, seed: u64) -> Vec<f64> {
         .map(|c| {
             let product = c.starts_with("imb_") || c.starts_with("kaufman_");
             let drawn: f64 = rng.random_range(-10.0..10.0);
-            if product && !imbalance {
-                0.0
-            } else {
-                PLANTED.iter().find(|(n, _)| n == c).map_or(drawn, |&(_, v)| v)
-            }
+            if product && !imbalance { 0.0 } else { PLANTED.iter().find(|(n, _)| n == c).map_or(drawn, |&(_, v)| v) }
         })
         .collect()
 }
@@ -213,7 +209,13 @@ fn likelihood_ratios_equal_r_anova_on_the_same_rows() {
     let Some(rscript) = tool("Rscript", "r-base-core") else { return };
     let dir = tempfile::tempdir().unwrap();
     let tsv = dir.path().join("rows.tsv");
-    pgntune().arg("extract").arg(bundled_sample()).args(["-q", "--features", "material_tapered,bishop_pair,imbalance", "-o"]).arg(&tsv).assert().success();
+    pgntune()
+        .arg("extract")
+        .arg(bundled_sample())
+        .args(["-q", "--features", "material_tapered,bishop_pair,imbalance", "-o"])
+        .arg(&tsv)
+        .assert()
+        .success();
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/external/imbalance_lrt.R");
     let out = Command::new(rscript).arg(script).arg(&tsv).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -10,8 +10,27 @@ use crate::common::*;
 
 /// Every command whose `--help` is kept here.
 const COMMANDS: [&str; 21] = [
-    "extract", "features", "fit", "tune", "evaluate", "label", "weights", "match", "verify", "selfplay", "openings", "play", "stats", "analyze",
-    "split", "uci", "bench", "eval", "perft", "completions", "man",
+    "extract",
+    "features",
+    "fit",
+    "tune",
+    "evaluate",
+    "label",
+    "weights",
+    "match",
+    "verify",
+    "selfplay",
+    "openings",
+    "play",
+    "stats",
+    "analyze",
+    "split",
+    "uci",
+    "bench",
+    "eval",
+    "perft",
+    "completions",
+    "man",
 ];
 
 fn snapshot_dir() -> PathBuf {
@@ -73,7 +92,22 @@ fn option_names_are_unique_in_every_command() {
 
 #[test]
 fn stats_json_is_one_object_with_the_documented_keys() {
-    let out = stdout_of(pgntune().args(["stats", "--wdl", "136", "111", "96", "--penta", "34", "54", "63", "64", "75", "--json", "--sprt", "elo0=0 elo1=2"]));
+    let out = stdout_of(pgntune().args([
+        "stats",
+        "--wdl",
+        "136",
+        "111",
+        "96",
+        "--penta",
+        "34",
+        "54",
+        "63",
+        "64",
+        "75",
+        "--json",
+        "--sprt",
+        "elo0=0 elo1=2",
+    ]));
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["games"]["wins"], 136);
     assert_eq!(json["pairs"]["WW"], 75);
@@ -87,7 +121,18 @@ fn stats_json_is_one_object_with_the_documented_keys() {
 fn short_match(dir: &Path, extra: &[&str]) -> (serde_json::Value, PathBuf, String) {
     let pgn = dir.join("games.pgn");
     let out = pgntune()
-        .args(["match", "--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--pairs", "3", "--nodes", "800", "--json"])
+        .args([
+            "match",
+            "--engine",
+            "name=classical weights=classical",
+            "--engine",
+            "name=kaissa weights=kaissa",
+            "--pairs",
+            "3",
+            "--nodes",
+            "800",
+            "--json",
+        ])
         .arg("--pgn-out")
         .arg(&pgn)
         .args(extra)
@@ -189,15 +234,37 @@ fn verify_exit_codes_say_h1_h0_or_undecided() {
     // The candidate is a weights file whose name has a space (issue 13, item 2).
     let weights = dir.path().join("my weights.toml");
     write_preset(&weights, "flat");
-    let h0 = pgntune().arg("verify").arg(&weights).args(["--baseline", "classical", "--nodes", "800", "-q", "--json"]).assert().code(1).get_output().stdout.clone();
+    let h0 = pgntune()
+        .arg("verify")
+        .arg(&weights)
+        .args(["--baseline", "classical", "--nodes", "800", "-q", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
     let h0: serde_json::Value = serde_json::from_slice(&h0).unwrap();
     assert_eq!(h0["verdict"]["outcome"], "accepted_h0");
     assert_eq!(h0["verdict"]["exit_code"], 1);
     assert_eq!(h0["kind"], "verify");
     assert!(h0["verdict"]["text"].as_str().unwrap().contains("is not 10 Elo stronger than classical"), "{h0}");
-    let h1 = pgntune().args(["verify", "classical", "--baseline"]).arg(&weights).args(["--nodes", "800", "-q"]).assert().code(0).get_output().stdout.clone();
+    let h1 = pgntune()
+        .args(["verify", "classical", "--baseline"])
+        .arg(&weights)
+        .args(["--nodes", "800", "-q"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
     assert!(String::from_utf8_lossy(&h1).contains("accepted H1"));
-    let undecided = pgntune().args(["verify", "kaissa", "--baseline", "classical", "--nodes", "500", "--max-pairs", "2", "-q"]).assert().code(3).get_output().stdout.clone();
+    let undecided = pgntune()
+        .args(["verify", "kaissa", "--baseline", "classical", "--nodes", "500", "--max-pairs", "2", "-q"])
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
     let undecided = String::from_utf8_lossy(&undecided);
     assert!(undecided.contains("did not decide") && undecided.contains("Stopped: all games played."), "{undecided}");
 }
@@ -233,9 +300,26 @@ fn engines_bring_their_own_limits_and_unlisted_options_are_warned_about() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("g.pgn");
     let me = assert_cmd::cargo::cargo_bin("pgntune");
-    let uci = format!("name=external cmd={} arg=uci arg=-w arg=kaissa depth=3 option.Hash=8 option.NoSuchOption=1 dir={}", me.display(), dir.path().display());
+    let uci = format!(
+        "name=external cmd={} arg=uci arg=-w arg=kaissa depth=3 option.Hash=8 option.NoSuchOption=1 dir={}",
+        me.display(),
+        dir.path().display()
+    );
     let out = pgntune()
-        .args(["match", "--engine", "name=bundled weights=classical depth=2", "--engine", &uci, "--pairs", "1", "-j", "1", "--maxmoves", "20", "--pgn-out"])
+        .args([
+            "match",
+            "--engine",
+            "name=bundled weights=classical depth=2",
+            "--engine",
+            &uci,
+            "--pairs",
+            "1",
+            "-j",
+            "1",
+            "--maxmoves",
+            "20",
+            "--pgn-out",
+        ])
         .arg(&pgn)
         .assert()
         .success()

@@ -41,7 +41,11 @@ impl Player for Scripted {
         let text = self.moves.get(self.next).cloned().ok_or_else(|| PlayerError::Protocol("script ended".into()))?;
         self.next += 1;
         // Read as the UCI client reads an engine's reply: a legal move or an error.
-        let best = text.parse::<UciMove>().ok().and_then(|u| u.to_move(request.position).ok()).ok_or(PlayerError::IllegalMove { text, after: self.think })?;
+        let best = text
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(request.position).ok())
+            .ok_or(PlayerError::IllegalMove { text, after: self.think })?;
         Ok(MoveReply { best, score: self.score, depth: Some(3), nodes: 1, engine_time: self.think })
     }
 }
@@ -68,17 +72,38 @@ fn fen(f: &str) -> Opening {
 fn the_runner_ends_games_by_the_rules() {
     let none = MoveLimits { nodes: Some(1), ..MoveLimits::default() };
     // Fool's mate.
-    let g = play(&mut Scripted::new("w", &["f2f3", "g2g4"]), &mut Scripted::new("b", &["e7e5", "d8h4"]), Opening::default(), none.clone(), Adjudication::default());
+    let g = play(
+        &mut Scripted::new("w", &["f2f3", "g2g4"]),
+        &mut Scripted::new("b", &["e7e5", "d8h4"]),
+        Opening::default(),
+        none.clone(),
+        Adjudication::default(),
+    );
     assert_eq!((g.result(), g.end.termination.clone()), (GameResult::BlackWins, Termination::Checkmate));
-    let pgn = pgntune::play::to_pgn(&g, &pgntune::play::PgnHeader { event: "t".into(), date: "2026.11.30".into(), round: "1".into(), time_control: ByColor::default(), times: true });
+    let pgn = pgntune::play::to_pgn(
+        &g,
+        &pgntune::play::PgnHeader { event: "t".into(), date: "2026.11.30".into(), round: "1".into(), time_control: ByColor::default(), times: true },
+    );
     let movetext = pgn.split("\n\n").nth(1).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
     assert_eq!(movetext, "1. f3 {?/3 0.000s} 1... e5 {?/3 0.000s} 2. g4 {?/3 0.000s} 2... Qh4# {?/3 0.000s} {Black mates} 0-1", "{pgn}");
     assert!(pgn.contains("[TimeControl \"-\"]\n[Termination \"normal\"]\n[PlyCount \"4\"]\n[GameDuration \"00:00:00\"]\n"), "{pgn}");
     // Stalemate from a real ending: Kh6/Qg6... after Qg6 black (Kh8) has no move.
-    let g = play(&mut Scripted::new("w", &["f5g6"]), &mut Scripted::new("b", &[]), fen("7k/8/7K/5Q2/8/8/8/8 w - - 0 1"), none.clone(), Adjudication::default());
+    let g = play(
+        &mut Scripted::new("w", &["f5g6"]),
+        &mut Scripted::new("b", &[]),
+        fen("7k/8/7K/5Q2/8/8/8/8 w - - 0 1"),
+        none.clone(),
+        Adjudication::default(),
+    );
     assert_eq!((g.result(), g.end.termination.clone()), (GameResult::Draw, Termination::Stalemate));
     // Dead position: the last pawn taken, K+N v K.
-    let g = play(&mut Scripted::new("w", &["f3e5"]), &mut Scripted::new("b", &[]), fen("4k3/8/8/4p3/8/5N2/8/4K3 w - - 0 1"), none.clone(), Adjudication::default());
+    let g = play(
+        &mut Scripted::new("w", &["f3e5"]),
+        &mut Scripted::new("b", &[]),
+        fen("4k3/8/8/4p3/8/5N2/8/4K3 w - - 0 1"),
+        none.clone(),
+        Adjudication::default(),
+    );
     assert_eq!(g.end.termination, Termination::DeadPosition);
     // Threefold repetition by knight shuffles from the start position.
     let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
@@ -86,7 +111,13 @@ fn the_runner_ends_games_by_the_rules() {
     let g = play(&mut Scripted::new("w", &w), &mut Scripted::new("b", &b), Opening::default(), none.clone(), Adjudication::default());
     assert_eq!((g.end.termination.clone(), g.moves.len()), (Termination::Repetition(3), 8));
     // The 50-move rule: the 100th quiet ply.
-    let g = play(&mut Scripted::new("w", &["a1a2"]), &mut Scripted::new("b", &[]), fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 70"), none.clone(), Adjudication::default());
+    let g = play(
+        &mut Scripted::new("w", &["a1a2"]),
+        &mut Scripted::new("b", &[]),
+        fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 70"),
+        none.clone(),
+        Adjudication::default(),
+    );
     assert_eq!(g.end.termination, Termination::FiftyMoves);
     // An illegal move loses; so does a crash.
     let g = play(&mut Scripted::new("w", &["e2e5"]), &mut Scripted::new("b", &[]), Opening::default(), none.clone(), Adjudication::default());
@@ -122,14 +153,21 @@ fn adjudication_through_the_runner() {
     let resign = Adjudication { resign: Some("movecount=2 score=600".parse().unwrap()), ..Adjudication::default() };
     let g = play(&mut white, &mut black, Opening::default(), none.clone(), resign);
     assert_eq!((g.result(), g.end.termination.clone(), g.moves.len()), (GameResult::WhiteWins, Termination::ResignAdjudication, 4));
-    let g = play(&mut Scripted::new("w", &w), &mut Scripted::new("b", &b), Opening::default(), none, Adjudication { maxmoves: Some(2), ..Adjudication::default() });
+    let g = play(
+        &mut Scripted::new("w", &w),
+        &mut Scripted::new("b", &b),
+        Opening::default(),
+        none,
+        Adjudication { maxmoves: Some(2), ..Adjudication::default() },
+    );
     assert_eq!((g.end.termination.clone(), g.moves.len()), (Termination::MaxMoves, 4));
 }
 
 fn match_args(pgn: &std::path::Path, pairs: u32) -> Vec<String> {
-    let mut args: Vec<String> = ["match", "--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "2500", "-q", "--pgn-out"]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> =
+        ["match", "--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "2500", "-q", "--pgn-out"]
+            .map(String::from)
+            .to_vec();
     args.push(pgn.display().to_string());
     args.extend(["--pairs".to_string(), pairs.to_string()]);
     args
@@ -145,7 +183,11 @@ fn a_match_killed_at_any_moment_resumes_to_the_same_games() {
     let bin = assert_cmd::cargo::cargo_bin("pgntune");
     let state = format!("{}.state.json", cut.display());
     let committed = || -> u64 {
-        std::fs::read_to_string(&state).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).and_then(|v| v["committed"].as_u64()).unwrap_or(0)
+        std::fs::read_to_string(&state)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["committed"].as_u64())
+            .unwrap_or(0)
     };
     for (round, extra_ms) in [(0, 0), (1, 150)] {
         let before = committed();
@@ -204,7 +246,13 @@ fn verify_classical_against_flat_accepts_h1_and_a_preset_against_itself_is_level
     assert!(games <= 300, "H1 should be accepted quickly, took {games} games");
 
     // Undecided after the pair budget: exit code 3.
-    let out = pgntune().args(["verify", "kaissa", "--baseline", "kaissa", "--nodes", "1000", "--max-pairs", "20", "-q"]).assert().code(3).get_output().stdout.clone();
+    let out = pgntune()
+        .args(["verify", "kaissa", "--baseline", "kaissa", "--nodes", "1000", "--max-pairs", "20", "-q"])
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
     let out = String::from_utf8(out).unwrap();
     // "Elo +0.0 ± 92.2": the interval contains 0.
     let elo: f64 = out.split("Elo ").last().unwrap().split(' ').next().unwrap().parse().unwrap();

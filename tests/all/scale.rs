@@ -114,14 +114,28 @@ fn svm_rows_stream_through_standard_output_with_offset_game_ids_and_fit_reads_th
     std::fs::write(&rows_svm, &text).unwrap();
     pgntune().arg("extract").arg(bundled_sample()).args(["-q", "-o"]).arg(&rows_csv).assert().success();
     let fit = |path: &Path| stdout_of(pgntune().arg("fit").arg(path).args(["--json", "-q", "--bootstrap", "5"]));
-    let (a, b): (serde_json::Value, serde_json::Value) = (serde_json::from_str(&fit(&rows_svm)).unwrap(), serde_json::from_str(&fit(&rows_csv)).unwrap());
+    let (a, b): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_str(&fit(&rows_svm)).unwrap(), serde_json::from_str(&fit(&rows_csv)).unwrap());
     assert_eq!(a["theta"], b["theta"], "the same fit from LIBSVM lines as from CSV");
     assert_eq!(a["bootstrap"], b["bootstrap"], "game ids survive the round trip (the bootstrap resamples whole games)");
 }
 
 fn shard_args(pgn: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> =
-        ["match", "--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "400", "-q", "-j", "1", "--pgn-out"].map(String::from).to_vec();
+    let mut args: Vec<String> = [
+        "match",
+        "--engine",
+        "name=classical weights=classical",
+        "--engine",
+        "name=kaissa weights=kaissa",
+        "--nodes",
+        "400",
+        "-q",
+        "-j",
+        "1",
+        "--pgn-out",
+    ]
+    .map(String::from)
+    .to_vec();
     args.push(pgn.display().to_string());
     args.extend(extra.iter().map(|s| s.to_string()));
     args
@@ -140,7 +154,8 @@ fn a_sharded_match_merges_into_the_same_pgn_and_statistics_as_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let one = dir.path().join("one.pgn");
     let whole = pgntune().args(shard_args(&one, &["--pairs", "6"])).assert().success().get_output().stdout.clone();
-    let whole_json = pgntune().args(shard_args(&dir.path().join("one-again.pgn"), &["--pairs", "6", "--json"])).assert().success().get_output().stdout.clone();
+    let whole_json =
+        pgntune().args(shard_args(&dir.path().join("one-again.pgn"), &["--pairs", "6", "--json"])).assert().success().get_output().stdout.clone();
     let mut states = Vec::new();
     for k in 0..4 {
         let pgn = dir.path().join(format!("shard-{k}.pgn"));
@@ -153,17 +168,28 @@ fn a_sharded_match_merges_into_the_same_pgn_and_statistics_as_one_run() {
     let text = pgntune().args(["match", "-q", "--pgn-out"]).arg(&merged).arg("--merge").args(&states).assert().success().get_output().stdout.clone();
     assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&one).unwrap(), "the merged PGN is the one run's, byte for byte");
     assert_eq!(String::from_utf8_lossy(&text), String::from_utf8_lossy(&whole), "the same report");
-    let merged_json = pgntune().args(["match", "-q", "--json", "--force", "--pgn-out"]).arg(dir.path().join("m2.pgn")).arg("--merge").args(&states).assert().success().get_output().stdout.clone();
+    let merged_json = pgntune()
+        .args(["match", "-q", "--json", "--force", "--pgn-out"])
+        .arg(dir.path().join("m2.pgn"))
+        .arg("--merge")
+        .args(&states)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(report_json(&merged_json), report_json(&whole_json));
     // The merged state continues like one run's: nothing is left to play.
-    let resumed = pgntune().args(["match", "-q", "--resume"]).arg(format!("{}.state.json", merged.display())).assert().success().get_output().stdout.clone();
+    let resumed =
+        pgntune().args(["match", "-q", "--resume"]).arg(format!("{}.state.json", merged.display())).assert().success().get_output().stdout.clone();
     assert_eq!(String::from_utf8_lossy(&resumed), String::from_utf8_lossy(&whole));
     // Two shards of one: refused.
     let err = pgntune().args(["match", "-q", "--merge", &states[0], &states[0]]).assert().code(2).get_output().stderr.clone();
     assert!(String::from_utf8_lossy(&err).contains("overlap"), "{}", String::from_utf8_lossy(&err));
     // A missing shard: the merge stops at its first game, undecided, with a state one run can continue.
     let partial = dir.path().join("partial.pgn");
-    let out = pgntune().args(["match", "--json", "--pgn-out"]).arg(&partial).arg("--merge").args(&states[..3]).assert().success().get_output().clone();
+    let out =
+        pgntune().args(["match", "--json", "--pgn-out"]).arg(&partial).arg("--merge").args(&states[..3]).assert().success().get_output().clone();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["games"].as_u64(), v["stopped"].is_null()), (Some(0), true), "shard 0 holds games 0 and 1");
     assert!(String::from_utf8_lossy(&out.stderr).contains("is in no shard yet"));
@@ -194,7 +220,16 @@ fn the_sprt_of_a_sharded_match_stops_at_the_pair_one_run_stops_at() {
             pgntune().args(args(&pgn, &["--shard", &format!("{k}/3"), "--pair-range", &format!("{first}..{}", first + 6)])).assert().success();
             states.push(format!("{}.state.json", pgn.display()));
         }
-        let out = pgntune().args(["match", "-q", "--json", "--force", "--pgn-out"]).arg(dir.path().join("merged.pgn")).arg("--merge").args(&states).assert().success().get_output().stdout.clone();
+        let out = pgntune()
+            .args(["match", "-q", "--json", "--force", "--pgn-out"])
+            .arg(dir.path().join("merged.pgn"))
+            .arg("--merge")
+            .args(&states)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
         merged = report_json(&out);
         if !merged["stopped"].is_null() {
             assert_eq!(wave as u64, pairs.saturating_sub(1) / 6, "it stops in the wave that holds the stopping pair");
@@ -210,7 +245,20 @@ fn a_shard_needs_fixed_limits() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.pgn");
     let err = pgntune()
-        .args(["match", "--engine", "name=a weights=classical", "--engine", "name=b weights=flat", "--tc", "1+0.1", "--pairs", "2", "--shard", "0/2", "--pgn-out"])
+        .args([
+            "match",
+            "--engine",
+            "name=a weights=classical",
+            "--engine",
+            "name=b weights=flat",
+            "--tc",
+            "1+0.1",
+            "--pairs",
+            "2",
+            "--shard",
+            "0/2",
+            "--pgn-out",
+        ])
         .arg(&out)
         .assert()
         .code(2)
@@ -219,6 +267,24 @@ fn a_shard_needs_fixed_limits() {
         .clone();
     let err = String::from_utf8_lossy(&err);
     assert!(err.contains("fixed limits") && err.lines().count() == 1, "{err}");
-    let err = pgntune().args(["match", "--engine", "name=a weights=classical", "--engine", "name=b weights=flat", "--nodes", "100", "--pairs", "2", "--shard", "2/2"]).assert().code(2).get_output().stderr.clone();
+    let err = pgntune()
+        .args([
+            "match",
+            "--engine",
+            "name=a weights=classical",
+            "--engine",
+            "name=b weights=flat",
+            "--nodes",
+            "100",
+            "--pairs",
+            "2",
+            "--shard",
+            "2/2",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
     assert!(String::from_utf8_lossy(&err).contains("K/N"), "{}", String::from_utf8_lossy(&err));
 }

@@ -73,7 +73,15 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let rows = d.join("rows.parquet");
     let (report, _) = run_job(&[
-        "extract", "--master", "local[2,3]", "--pgntune", fake.to_str().unwrap(), "--manifest", shards.join("manifest.json").to_str().unwrap(), "--out", rows.to_str().unwrap(),
+        "extract",
+        "--master",
+        "local[2,3]",
+        "--pgntune",
+        fake.to_str().unwrap(),
+        "--manifest",
+        shards.join("manifest.json").to_str().unwrap(),
+        "--out",
+        rows.to_str().unwrap(),
     ]);
     assert!(marker.exists(), "the first attempt at shard 1 was killed");
     // One machine, all inputs at once: the same multiset of rows.
@@ -90,12 +98,34 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
 
     // Material, decisive games, λ = 0: pgntune's fit of Spark's merged counts against MLlib on the full rows.
     let work = d.join("fit");
-    let (fit, text) = run_job(&["fit", "--master", "local[2]", "--pgntune", binary().to_str().unwrap(), "--rows", rows.to_str().unwrap(), "--work", work.to_str().unwrap()]);
+    let (fit, text) = run_job(&[
+        "fit",
+        "--master",
+        "local[2]",
+        "--pgntune",
+        binary().to_str().unwrap(),
+        "--rows",
+        rows.to_str().unwrap(),
+        "--work",
+        work.to_str().unwrap(),
+    ]);
     assert!(fit["max_rel_diff"].as_f64().unwrap() < 1e-4, "{text}");
     assert!(fit["vectors"].as_u64().unwrap() > 100, "{text}");
     // With draws as half points and a penalty: MLlib's regParam must be 2λ.
     let (fit, text) = run_job(&[
-        "fit", "--master", "local[2]", "--pgntune", binary().to_str().unwrap(), "--rows", rows.to_str().unwrap(), "--work", work.to_str().unwrap(), "--draws", "half", "--lambda", "0.001",
+        "fit",
+        "--master",
+        "local[2]",
+        "--pgntune",
+        binary().to_str().unwrap(),
+        "--rows",
+        rows.to_str().unwrap(),
+        "--work",
+        work.to_str().unwrap(),
+        "--draws",
+        "half",
+        "--lambda",
+        "0.001",
     ]);
     assert!(fit["max_rel_diff"].as_f64().unwrap() < 1e-4, "{text}");
 }
@@ -112,11 +142,37 @@ fn spark_fits_a_sparse_layout_like_the_whole_evaluation_tuner() {
     let rows = d.join("pst.parquet");
     let b = binary();
     run_job(&[
-        "extract", "--master", "local[2]", "--pgntune", b.to_str().unwrap(), "--manifest", shards.join("manifest.json").to_str().unwrap(), "--out", rows.to_str().unwrap(),
-        "--features", "pst", "--", "--quiet", "plies", "--sample", "4",
+        "extract",
+        "--master",
+        "local[2]",
+        "--pgntune",
+        b.to_str().unwrap(),
+        "--manifest",
+        shards.join("manifest.json").to_str().unwrap(),
+        "--out",
+        rows.to_str().unwrap(),
+        "--features",
+        "pst",
+        "--",
+        "--quiet",
+        "plies",
+        "--sample",
+        "4",
     ]);
     let (fit, text) = run_job(&[
-        "fit", "--master", "local[2]", "--pgntune", b.to_str().unwrap(), "--rows", rows.to_str().unwrap(), "--work", d.join("fit").to_str().unwrap(), "--draws", "half", "--lambda", "0.0001",
+        "fit",
+        "--master",
+        "local[2]",
+        "--pgntune",
+        b.to_str().unwrap(),
+        "--rows",
+        rows.to_str().unwrap(),
+        "--work",
+        d.join("fit").to_str().unwrap(),
+        "--draws",
+        "half",
+        "--lambda",
+        "0.0001",
     ]);
     assert!(fit["columns"].as_u64().unwrap() > 500, "{text}");
     assert!(fit["max_rel_diff"].as_f64().unwrap() < 1e-3, "{text}");
@@ -131,11 +187,35 @@ fn spark_plays_a_sharded_match_that_merges_into_one_run() {
     let d = dir.path();
     let engines = ["--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "300"];
     let one = d.join("one.pgn");
-    let whole = pgntune().arg("match").args(engines).args(["--pairs", "8", "-q", "-j", "1", "--json", "--pgn-out"]).arg(&one).assert().success().get_output().stdout.clone();
+    let whole = pgntune()
+        .arg("match")
+        .args(engines)
+        .args(["--pairs", "8", "-q", "-j", "1", "--json", "--pgn-out"])
+        .arg(&one)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let whole: serde_json::Value = serde_json::from_slice(&whole).unwrap();
     let out = d.join("match");
     let b = binary();
-    let mut args = vec!["match", "--master", "local[2]", "--pgntune", b.to_str().unwrap(), "--shards", "4", "--pairs", "8", "--wave-pairs", "4", "--out", out.to_str().unwrap(), "--"];
+    let mut args = vec![
+        "match",
+        "--master",
+        "local[2]",
+        "--pgntune",
+        b.to_str().unwrap(),
+        "--shards",
+        "4",
+        "--pairs",
+        "8",
+        "--wave-pairs",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+    ];
     args.extend(engines);
     let (report, _) = run_job(&args);
     assert_eq!(report["waves"].as_u64(), Some(2));

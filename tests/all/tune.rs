@@ -22,7 +22,8 @@ fn the_sparse_fit_equals_the_dense_fit_on_material() {
     pgntune().arg("extract").arg(&pgn).args(["-q", "-o"]).arg(&csv).assert().success();
 
     let rows = load(&[&csv], false).unwrap();
-    let dense = fit(&rows, &FitConfig { draws: DrawMode::Exclude, lambda: 0.0, solver: SolverKind::Newton, tol: 1e-12, ..FitConfig::default() }).unwrap();
+    let dense =
+        fit(&rows, &FitConfig { draws: DrawMode::Exclude, lambda: 0.0, solver: SolverKind::Newton, tol: 1e-12, ..FitConfig::default() }).unwrap();
 
     let options = LoadOptions { epd_layout: FeatureLayout::default(), strict: true };
     let (positions, _) = load_positions(&[&csv], &options).unwrap();
@@ -104,7 +105,10 @@ fn epd_in_and_out() {
     assert!(stderr.contains("line 3: a FEN has 4 or 6 fields"), "{stderr}");
     assert!(stderr.contains("line 4: no result label"), "{stderr}");
     assert!(stderr.contains("line 5: unknown EPD opcode 'zz'"), "{stderr}");
-    assert!(stdout_of(pgntune_in(d).args(["fit", "other.epd", "--epd-features", "material_tapered,tempo", "--iters", "5", "--no-stderr"])).contains("on 3 positions"));
+    assert!(
+        stdout_of(pgntune_in(d).args(["fit", "other.epd", "--epd-features", "material_tapered,tempo", "--iters", "5", "--no-stderr"]))
+            .contains("on 3 positions")
+    );
     fails_untouched(d, pgntune_in(d).args(["fit", "other.epd", "--strict", "--epd-features", "material_tapered"]), "line 3: a FEN has 4 or 6 fields");
 }
 
@@ -121,7 +125,11 @@ fn the_tuners_bad_input_is_refused() {
     fails_untouched(d, &mut tune(&["--features", "material,psqt"]), "unknown feature set 'psqt'");
     fails_untouched(d, &mut tune(&["--features", "full", "--freeze", "mg_X_z9"]), "--freeze: 'mg_X_z9' is neither a feature set of");
     write(d, "classical.toml", "format = 2\nfeatures = [\"material\"]\nscale = 1.0\n[weights]\nP = 100\nN = 300\nB = 300\nR = 500\nQ = 900\n");
-    fails_untouched(d, &mut tune(&["--features", "full", "--prior", "classical.toml"]), "--prior: the weights 'classical' are for the sets 'material' and have no column");
+    fails_untouched(
+        d,
+        &mut tune(&["--features", "full", "--prior", "classical.toml"]),
+        "--prior: the weights 'classical' are for the sets 'material' and have no column",
+    );
     fails_untouched(d, &mut tune(&["--features", "full", "--k", "-1"]), "--k must be 'auto' or a positive number");
     fails_untouched(d, &mut tune(&["--features", "full", "--eval-weight", "2"]), "must be a number in [0, 1]");
     fails_untouched(d, &mut tune(&["--features", "full", "--solver", "newton"]), "--solver newton and gd are for the article's small models");

@@ -55,18 +55,21 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
         return Err(ImbalanceError::Invalid("comparing needs two inputs or more (one per collection)".into()));
     }
     let read = ExtractConfig { layout: layout(), ..config.read.clone() };
-    let groups: Vec<Vec<&String>> = if config.compare { config.inputs.iter().map(|i| vec![i]).collect() } else { vec![config.inputs.iter().collect()] };
+    let groups: Vec<Vec<&String>> =
+        if config.compare { config.inputs.iter().map(|i| vec![i]).collect() } else { vec![config.inputs.iter().collect()] };
     let mut collections = Vec::new();
     for group in groups {
         let name = if group.len() == 1 { stem(group[0].trim_end_matches('/')) } else { format!("{} inputs", group.len()) };
-        let mut collection = Collection { name, positions: Positions::new(read.layout.clone()).expect("a small layout"), reads: Vec::new(), files: 0 };
+        let mut collection =
+            Collection { name, positions: Positions::new(read.layout.clone()).expect("a small layout"), reads: Vec::new(), files: 0 };
         for (n, input) in group.into_iter().enumerate() {
             let base = (n as u64) << GAME_BITS;
             if is_dataset(input) {
                 let options = LoadOptions { epd_layout: read.layout.clone(), strict: false };
                 let (positions, _) = load_positions(&[input], &options)?;
                 if positions.layout() != &read.layout {
-                    let reason = format!("has the features '{}'; the analysis needs '{LAYOUT}' (extract with --features {LAYOUT})", positions.layout().spec());
+                    let reason =
+                        format!("has the features '{}'; the analysis needs '{LAYOUT}' (extract with --features {LAYOUT})", positions.layout().spec());
                     return Err(ImbalanceError::Input { input: input.clone(), reason });
                 }
                 collection.positions.append(&positions, base);

@@ -17,9 +17,9 @@
 //!   the pair itself, so the second difference `x(2 bishops) − 2·x(1) +
 //!   x(0)` isolates the pair: what two bishops are worth beyond twice one.
 
-use shakmaty::{Board, ByRole, CastlingMode, Chess, Color, File, FromSetup, Piece, PositionError, Rank, Role, Setup, Square};
 #[cfg(test)]
 use shakmaty::ByColor;
+use shakmaty::{Board, ByRole, CastlingMode, Chess, Color, File, FromSetup, Piece, PositionError, Rank, Role, Setup, Square};
 
 use crate::features::{FeatureLayout, TermScratch, TermValue};
 

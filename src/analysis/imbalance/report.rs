@@ -39,9 +39,17 @@ impl CollectionFit {
     pub fn to_text(&self) -> String {
         let mut t = String::new();
         let draws = if self.draws == "exclude" { "decisive games only" } else { "draws as half points" };
-        let _ = writeln!(t, "Material imbalance in {}: {} positions of {} games ({} decisive); {draws}", self.name, self.rows, self.games, self.decisive_games);
+        let _ = writeln!(
+            t,
+            "Material imbalance in {}: {} positions of {} games ({} decisive); {draws}",
+            self.name, self.rows, self.games, self.decisive_games
+        );
         if self.pawn_is_100 {
-            let _ = writeln!(t, "Units: centipawns of this collection's pawn (K = {:.4} makes the material fit's pawn 100 at the mean phase {:.1})", self.k, self.mean_phase);
+            let _ = writeln!(
+                t,
+                "Units: centipawns of this collection's pawn (K = {:.4} makes the material fit's pawn 100 at the mean phase {:.1})",
+                self.k, self.mean_phase
+            );
         } else {
             let _ = writeln!(t, "Units: centipawns at K = {:.4}", self.k);
         }
@@ -50,7 +58,8 @@ impl CollectionFit {
         }
 
         let _ = writeln!(t, "\nLikelihood-ratio tests of the imbalance model ({} columns) against it without:", self.imbalance.parameters);
-        let dispersion = if self.draws == "exclude" { String::new() } else { format!(", divided by the dispersion {:.4}", self.imbalance.dispersion) };
+        let dispersion =
+            if self.draws == "exclude" { String::new() } else { format!(", divided by the dispersion {:.4}", self.imbalance.dispersion) };
         let _ = writeln!(t, "  (ΔD = 2n·(mean loss without − with){dispersion}; Wald: clustered by game)");
         let _ = writeln!(t, "  {:<44} {:>3} {:>11} {:>9} {:>11} {:>9}", "columns left out", "df", "ΔD", "p", "Wald", "p");
         for test in &self.tests {
@@ -106,7 +115,11 @@ impl Comparison {
     /// The z-tests as a table.
     pub fn to_text(&self, effects: &CollectionFit) -> String {
         let mut t = String::new();
-        let _ = writeln!(t, "{} against {}: z = ({} − {}) / √(se₁² + se₂²), each in its own collection's pawns", self.other, self.first, self.other, self.first);
+        let _ = writeln!(
+            t,
+            "{} against {}: z = ({} − {}) / √(se₁² + se₂²), each in its own collection's pawns",
+            self.other, self.first, self.other, self.first
+        );
         let _ = writeln!(t, "  {:<70} {:>10} {:>10} {:>7} {:>12} {:>9}", "effect", &self.first, &self.other, "z", "z (cluster)", "p");
         for (d, e) in self.effects.iter().zip(&effects.effects) {
             let _ = writeln!(
@@ -179,7 +192,11 @@ impl ImbalanceReport {
             .collect();
         ImbalancePlot {
             title: format!("Knight and rook by own pawns ({})", names.join(" vs ")),
-            unit: if self.collections.iter().all(|c| c.pawn_is_100) { "centipawns (each collection's mean pawn = 100)".into() } else { "centipawns".into() },
+            unit: if self.collections.iter().all(|c| c.pawn_is_100) {
+                "centipawns (each collection's mean pawn = 100)".into()
+            } else {
+                "centipawns".into()
+            },
             curves,
             kaufman_slopes: vec![("knight".into(), 6.25), ("rook".into(), -12.5)],
         }

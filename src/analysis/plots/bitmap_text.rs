@@ -48,12 +48,7 @@ impl<B> GlyphText<B> {
 impl<B: DrawingBackend> DrawingBackend for GlyphText<B> {
     type ErrorType = B::ErrorType;
 
-    fn draw_text<S: BackendTextStyle>(
-        &mut self,
-        text: &str,
-        style: &S,
-        pos: BackendCoord,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         let colour = style.color();
         if colour.alpha == 0.0 {
             return Ok(());
@@ -91,11 +86,7 @@ impl<B: DrawingBackend> DrawingBackend for GlyphText<B> {
         Ok(())
     }
 
-    fn estimate_text_size<S: BackendTextStyle>(
-        &self,
-        text: &str,
-        style: &S,
-    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
         let layout = self.layout(text, style.size());
         Ok((layout.width.ceil() as u32, layout.height.ceil() as u32))
     }
@@ -112,20 +103,11 @@ impl<B: DrawingBackend> DrawingBackend for GlyphText<B> {
         self.inner.present()
     }
 
-    fn draw_pixel(
-        &mut self,
-        point: BackendCoord,
-        colour: BackendColor,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_pixel(&mut self, point: BackendCoord, colour: BackendColor) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.inner.draw_pixel(point, colour)
     }
 
-    fn draw_line<S: BackendStyle>(
-        &mut self,
-        from: BackendCoord,
-        to: BackendCoord,
-        style: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.inner.draw_line(from, to, style)
     }
 
@@ -165,12 +147,7 @@ impl<B: DrawingBackend> DrawingBackend for GlyphText<B> {
         self.inner.fill_polygon(vertices, style)
     }
 
-    fn blit_bitmap(
-        &mut self,
-        pos: BackendCoord,
-        size: (u32, u32),
-        src: &[u8],
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.inner.blit_bitmap(pos, size, src)
     }
 }

@@ -113,10 +113,7 @@ pub(super) const LEGEND: f64 = 17.0;
 /// Draws `title` centred at the top of `root`, shortened if it is wider
 /// than the figure, and returns the area below it; an empty title takes no
 /// room.
-pub(super) fn titled<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-) -> Result<DrawingArea<DB, Shift>, Box<dyn Error + Send + Sync>>
+pub(super) fn titled<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Result<DrawingArea<DB, Shift>, Box<dyn Error + Send + Sync>>
 where
     DB::ErrorType: 'static,
 {
@@ -200,10 +197,7 @@ impl Legend {
     }
 
     /// Width and height of the box in pixels.
-    pub fn size<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-    ) -> Result<(i32, i32), Box<dyn Error + Send + Sync>>
+    pub fn size<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(i32, i32), Box<dyn Error + Send + Sync>>
     where
         DB::ErrorType: 'static,
     {
@@ -238,14 +232,11 @@ impl Legend {
             let (x0, x1, xc) = (left, left + SWATCH_WIDTH, left + SWATCH_WIDTH / 2);
             match *swatch {
                 Swatch::Line(c) => area.draw(&PathElement::new(vec![(x0, mid), (x1, mid)], c.stroke_width(3)))?,
-                Swatch::Dashed(c) => {
-                    area.draw(&DashedPathElement::new(vec![(x0, mid), (x1, mid)], 7, 4, c.stroke_width(2)))?
-                }
+                Swatch::Dashed(c) => area.draw(&DashedPathElement::new(vec![(x0, mid), (x1, mid)], 7, 4, c.stroke_width(2)))?,
                 Swatch::Marker(c, r) => area.draw(&Circle::new((xc, mid), r, c.filled()))?,
                 Swatch::MarkerWithBar(c, r, vertical) => {
                     let half = row / 2 - 1;
-                    let (a, b) =
-                        if vertical { ((xc, mid - half), (xc, mid + half)) } else { ((xc - 14, mid), (xc + 14, mid)) };
+                    let (a, b) = if vertical { ((xc, mid - half), (xc, mid + half)) } else { ((xc - 14, mid), (xc + 14, mid)) };
                     area.draw(&PathElement::new(vec![a, b], c.stroke_width(2)))?;
                     area.draw(&Circle::new((xc, mid), r, c.filled()))?;
                 }
@@ -281,10 +272,7 @@ pub(super) fn drawable(v: f64) -> bool {
 
 /// The smallest and largest of the [`drawable`] `values`, if any.
 pub(super) fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values
-        .into_iter()
-        .filter(|&v| drawable(v))
-        .fold(None, |acc, v| Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v)))))
+    values.into_iter().filter(|&v| drawable(v)).fold(None, |acc, v| Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v)))))
 }
 
 /// Decimals that tell apart ticks on an axis spanning `span`.
@@ -469,14 +457,7 @@ mod tests {
     fn clipping_splits_at_gaps_and_cuts_at_the_window() {
         let line = [(0.0, 0.0), (1.0, 20.0), (2.0, 5.0), (3.0, f64::NAN), (4.0, 1.0), (5.0, 2.0)];
         let pieces = clip_polyline(&line, (0.0, 10.0), false);
-        assert_eq!(
-            pieces,
-            vec![
-                vec![(0.0, 0.0), (0.5, 10.0)],
-                vec![(1.0 + 10.0 / 15.0, 10.0), (2.0, 5.0)],
-                vec![(4.0, 1.0), (5.0, 2.0)]
-            ]
-        );
+        assert_eq!(pieces, vec![vec![(0.0, 0.0), (0.5, 10.0)], vec![(1.0 + 10.0 / 15.0, 10.0), (2.0, 5.0)], vec![(4.0, 1.0), (5.0, 2.0)]]);
         assert!(clip_polyline(&[(1.0, 50.0), (2.0, 60.0)], (0.0, 10.0), false).is_empty());
         let log = clip_polyline(&[(1.0, 0.0), (100.0, 20.0)], (0.0, 10.0), true);
         assert!((log[0][1].0 - 10.0).abs() < 1e-9, "{log:?}");

@@ -53,21 +53,13 @@ impl<'a> Convergence<'a> {
             return Err(invalid("the trace has no columns".into()));
         }
         if plot.columns.len() > MAX_COLUMNS {
-            return Err(invalid(format!(
-                "{} columns are too many for one figure (at most {MAX_COLUMNS})",
-                plot.columns.len()
-            )));
+            return Err(invalid(format!("{} columns are too many for one figure (at most {MAX_COLUMNS})", plot.columns.len())));
         }
         if plot.values.len() != n {
             return Err(invalid(format!("{} iterations but {} rows of values", n, plot.values.len())));
         }
         if let Some(i) = plot.values.iter().position(|row| row.len() != plot.columns.len()) {
-            return Err(invalid(format!(
-                "iteration {} has {} values for {} columns",
-                plot.iterations[i],
-                plot.values[i].len(),
-                plot.columns.len()
-            )));
+            return Err(invalid(format!("iteration {} has {} values for {} columns", plot.iterations[i], plot.values[i].len(), plot.columns.len())));
         }
         if !plot.loss.is_empty() && plot.loss.len() != n {
             return Err(invalid(format!("{} iterations but {} loss values", n, plot.loss.len())));
@@ -106,8 +98,7 @@ impl<'a> Convergence<'a> {
             }
             None => (canvas::padded(all, 0.05), false),
         };
-        let loss = canvas::finite_range((0..plot.loss.len()).filter(|&i| shown(i)).map(|i| plot.loss[i]))
-            .map(|range| canvas::padded(range, 0.08));
+        let loss = canvas::finite_range((0..plot.loss.len()).filter(|&i| shown(i)).map(|i| plot.loss[i])).map(|range| canvas::padded(range, 0.08));
         Ok(Convergence { plot, scale, x, y, clipped, loss })
     }
 
@@ -137,8 +128,7 @@ impl<'a> Convergence<'a> {
             entries.push((Swatch::Line(canvas::colour(j)), label));
         }
         if let Some(&loss) = plot.loss.last() {
-            let label =
-                if canvas::drawable(loss) { format!("loss  {}", canvas::significant(loss, 4)) } else { "loss".into() };
+            let label = if canvas::drawable(loss) { format!("loss  {}", canvas::significant(loss, 4)) } else { "loss".into() };
             entries.push((Swatch::Line(LOSS), label));
         }
         let heading = format!("at iteration {}", canvas::count(plot.iterations[last]));
@@ -209,8 +199,7 @@ impl<'a> Convergence<'a> {
         DB::ErrorType: 'static,
     {
         let plot = self.plot;
-        let pieces: Vec<_> =
-            (0..plot.columns.len()).map(|j| (canvas::colour(j), self.series(|i| plot.values[i][j]))).collect();
+        let pieces: Vec<_> = (0..plot.columns.len()).map(|j| (canvas::colour(j), self.series(|i| plot.values[i][j]))).collect();
         let y_desc = if self.clipped { "value (pawn = 100; axis cut)" } else { "value (pawn = 100)" };
         // The iteration axis is described once, under the lowest panel.
         let values_x_desc = if loss_area.is_some() { "" } else { self.x_desc() };
@@ -252,9 +241,7 @@ impl Plot for Convergence<'_> {
         };
         let (start, end) = self.x;
         match self.scale {
-            Scale::Log => {
-                self.draw_panels(&values_area, loss_area.as_ref(), || LogCoord::from((start..end).log_scale()))?
-            }
+            Scale::Log => self.draw_panels(&values_area, loss_area.as_ref(), || LogCoord::from((start..end).log_scale()))?,
             Scale::Linear => self.draw_panels(&values_area, loss_area.as_ref(), || RangedCoordf64::from(start..end))?,
         }
         legend.draw(&side, (4, 12))?;

@@ -42,16 +42,10 @@ impl<'a> Comparison<'a> {
         }
         // Beyond these the figure would be tens of thousands of pixels.
         if plot.groups.len() > MAX_GROUPS {
-            return Err(invalid(format!(
-                "{} groups are too many for one figure (at most {MAX_GROUPS})",
-                plot.groups.len()
-            )));
+            return Err(invalid(format!("{} groups are too many for one figure (at most {MAX_GROUPS})", plot.groups.len())));
         }
         if plot.columns.len() > MAX_COLUMNS {
-            return Err(invalid(format!(
-                "{} columns are too many for one figure (at most {MAX_COLUMNS})",
-                plot.columns.len()
-            )));
+            return Err(invalid(format!("{} columns are too many for one figure (at most {MAX_COLUMNS})", plot.columns.len())));
         }
         let k = plot.columns.len();
         for g in &plot.groups {
@@ -67,8 +61,7 @@ impl<'a> Comparison<'a> {
                 let ends = plot.groups.iter().flat_map(|g| {
                     let (lo, hi) = g.ci95.get(j).copied().unwrap_or((f64::NAN, f64::NAN));
                     // An interval counts only when drawn: both ends finite.
-                    let (lo, hi) =
-                        if canvas::drawable(lo) && canvas::drawable(hi) { (lo, hi) } else { (f64::NAN, f64::NAN) };
+                    let (lo, hi) = if canvas::drawable(lo) && canvas::drawable(hi) { (lo, hi) } else { (f64::NAN, f64::NAN) };
                     [g.values[j], lo, hi]
                 });
                 canvas::finite_range(ends).map_or((0.0, 1.0), |r| canvas::padded(r, 0.08))
@@ -102,10 +95,7 @@ impl<'a> Comparison<'a> {
 
     /// "name (n games)" for each group, names shortened so that no label
     /// is wider than a quarter of the figure.
-    fn labels<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<Vec<String>, Box<dyn Error + Send + Sync>>
+    fn labels<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<Vec<String>, Box<dyn Error + Send + Sync>>
     where
         DB::ErrorType: 'static,
     {
@@ -137,12 +127,7 @@ impl<'a> Comparison<'a> {
         let n = self.plot.groups.len();
         let (lo, hi) = self.ranges[j];
         let width = area.dim_in_pixel().0;
-        let caption = canvas::fit_text(
-            area,
-            &Self::caption(&self.plot.columns[j]),
-            &text(canvas::HEADING),
-            width.saturating_sub(20),
-        )?;
+        let caption = canvas::fit_text(area, &Self::caption(&self.plot.columns[j]), &text(canvas::HEADING), width.saturating_sub(20))?;
         let mut chart = ChartBuilder::on(area)
             .caption(caption, text(canvas::HEADING))
             .margin_top(6)
@@ -155,8 +140,7 @@ impl<'a> Comparison<'a> {
         // The first group on top; bands under the grid.
         let row = |g: usize| (n - 1 - g) as f64;
         if n > 3 {
-            let bands =
-                (0..n).step_by(2).map(|g| Rectangle::new([(lo, row(g) - 0.5), (hi, row(g) + 0.5)], BAND.filled()));
+            let bands = (0..n).step_by(2).map(|g| Rectangle::new([(lo, row(g) - 0.5), (hi, row(g) + 0.5)], BAND.filled()));
             chart.draw_series(bands)?;
         }
         let x_decimals = canvas::decimals(hi - lo);
@@ -184,9 +168,7 @@ impl<'a> Comparison<'a> {
             {
                 let (xa, yc) = chart.backend_coord(&(a, y));
                 let (xb, _) = chart.backend_coord(&(b, y));
-                for segment in
-                    [[(xa, yc), (xb, yc)], [(xa, yc - cap), (xa, yc + cap)], [(xb, yc - cap), (xb, yc + cap)]]
-                {
+                for segment in [[(xa, yc), (xb, yc)], [(xa, yc - cap), (xa, yc + cap)], [(xb, yc - cap), (xb, yc + cap)]] {
                     root.draw(&PathElement::new(segment.to_vec(), c.stroke_width(2)))?;
                 }
             }
@@ -233,11 +215,7 @@ impl Plot for Comparison<'_> {
             let right = nx + names_width as i32 - 24;
             if let Some(&top) = centres.first() {
                 let heading = (top - self.row_height as i32).max(line_area.get_base_pixel().1 + 14);
-                root.draw_text(
-                    "group (games)",
-                    &anchored(canvas::LEGEND, HPos::Right, VPos::Center),
-                    (right, heading),
-                )?;
+                root.draw_text("group (games)", &anchored(canvas::LEGEND, HPos::Right, VPos::Center), (right, heading))?;
             }
             for (g, (&y, label)) in centres.iter().zip(&labels).enumerate() {
                 root.draw_text(label, &anchored(canvas::LEGEND, HPos::Right, VPos::Center), (right, y))?;

@@ -92,7 +92,11 @@ impl Plot for Heatmap<'_> {
                 area.draw_text(&label, &anchored(13.0, HPos::Center, VPos::Top), (x0 + file * SQUARE + SQUARE / 2, y0 + CAPTION + BOARD + 3))?;
             }
             for rank in 0..8 {
-                area.draw_text(&(rank + 1).to_string(), &anchored(13.0, HPos::Right, VPos::Center), (x0 - 4, y0 + CAPTION + (7 - rank) * SQUARE + SQUARE / 2))?;
+                area.draw_text(
+                    &(rank + 1).to_string(),
+                    &anchored(13.0, HPos::Right, VPos::Center),
+                    (x0 - 4, y0 + CAPTION + (7 - rank) * SQUARE + SQUARE / 2),
+                )?;
             }
         }
         Ok(())

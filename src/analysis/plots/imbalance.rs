@@ -99,7 +99,8 @@ impl<'a> PawnValues<'a> {
     }
 
     fn legend(&self) -> Legend {
-        let mut entries: Vec<(Swatch, String)> = self.collections.iter().enumerate().map(|(i, c)| (Swatch::Line(canvas::colour(i)), c.to_string())).collect();
+        let mut entries: Vec<(Swatch, String)> =
+            self.collections.iter().enumerate().map(|(i, c)| (Swatch::Line(canvas::colour(i)), c.to_string())).collect();
         for (i, r) in self.references.iter().enumerate() {
             let swatch = if i == 0 { Swatch::Line(canvas::GUIDE) } else { Swatch::Dashed(canvas::GUIDE) };
             entries.push((swatch, format!("{r} reference")));
@@ -147,7 +148,8 @@ impl<'a> PawnValues<'a> {
             if points.len() < 2 {
                 continue;
             }
-            let outline: Vec<(f64, f64)> = points.iter().map(|&(x, (a, _))| (x, a.max(lo))).chain(points.iter().rev().map(|&(x, (_, b))| (x, b.min(hi)))).collect();
+            let outline: Vec<(f64, f64)> =
+                points.iter().map(|&(x, (a, _))| (x, a.max(lo))).chain(points.iter().rev().map(|&(x, (_, b))| (x, b.min(hi)))).collect();
             chart.draw_series(std::iter::once(Polygon::new(outline, self.colour(c).mix(BAND).filled())))?;
         }
         for c in &curves {

@@ -12,8 +12,7 @@ use super::{PlotError, ScoreCurvePlot};
 const PLOT: &str = "score curve";
 const POINTS: RGBColor = RGBColor(31, 78, 121);
 const FIT: RGBColor = RGBColor(214, 39, 40);
-const REFERENCES: [RGBColor; 4] =
-    [RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(127, 127, 127)];
+const REFERENCES: [RGBColor; 4] = [RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(127, 127, 127)];
 /// Samples along each logistic curve.
 const SAMPLES: usize = 400;
 
@@ -36,10 +35,7 @@ impl<'a> ScoreCurve<'a> {
                 return Err(invalid(format!("point {i}: the balance is {}", p.balance)));
             }
             if !(0.0..=1.0).contains(&p.mean) {
-                return Err(invalid(format!(
-                    "point {i} (balance {}): the mean score {} is not in [0, 1]",
-                    p.balance, p.mean
-                )));
+                return Err(invalid(format!("point {i} (balance {}): the mean score {} is not in [0, 1]", p.balance, p.mean)));
             }
         }
         if !canvas::drawable(plot.alpha) {
@@ -85,8 +81,7 @@ impl<'a> ScoreCurve<'a> {
 
     fn legend(&self) -> Legend {
         let plot = self.plot;
-        let mut entries =
-            vec![(Swatch::MarkerWithBar(POINTS, 5, true), "white's mean score, 95% interval".to_string())];
+        let mut entries = vec![(Swatch::MarkerWithBar(POINTS, 5, true), "white's mean score, 95% interval".to_string())];
         let (lo, hi) = plot.alpha_ci95;
         let interval = if canvas::drawable(lo) && canvas::drawable(hi) {
             format!(" (95% interval {}–{})", alpha_text(lo), alpha_text(hi))
@@ -95,8 +90,7 @@ impl<'a> ScoreCurve<'a> {
         };
         entries.push((Swatch::Line(FIT), format!("fitted logistic: α = {}{interval}", alpha_text(plot.alpha))));
         for (i, &a) in plot.reference_alphas.iter().enumerate() {
-            entries
-                .push((Swatch::Dashed(REFERENCES[i % REFERENCES.len()]), format!("reference: α = {}", alpha_text(a))));
+            entries.push((Swatch::Dashed(REFERENCES[i % REFERENCES.len()]), format!("reference: α = {}", alpha_text(a))));
         }
         for rows in self.size_key() {
             let unit = if rows == 1 { "row" } else { "rows" };
@@ -151,10 +145,7 @@ impl Plot for ScoreCurve<'_> {
 
         // Guides: even material and an even score.
         let guide = canvas::GUIDE.stroke_width(1);
-        chart.draw_series([
-            PathElement::new(vec![(-reach, 0.5), (reach, 0.5)], guide),
-            PathElement::new(vec![(0.0, 0.0), (0.0, 1.0)], guide),
-        ])?;
+        chart.draw_series([PathElement::new(vec![(-reach, 0.5), (reach, 0.5)], guide), PathElement::new(vec![(0.0, 0.0), (0.0, 1.0)], guide)])?;
 
         for (i, &a) in plot.reference_alphas.iter().enumerate() {
             let style = REFERENCES[i % REFERENCES.len()].stroke_width(2);
@@ -189,11 +180,7 @@ impl Plot for ScoreCurve<'_> {
 
         // The model, top left, where the curve leaves room.
         let (x0, y0) = chart.backend_coord(&(-reach, 1.02));
-        root.draw_text(
-            "E(ΔM) = 1 / (1 + e^(−α·ΔM))",
-            &anchored(canvas::HEADING, HPos::Left, VPos::Top),
-            (x0 + 16, y0 + 16),
-        )?;
+        root.draw_text("E(ΔM) = 1 / (1 + e^(−α·ΔM))", &anchored(canvas::HEADING, HPos::Left, VPos::Top), (x0 + 16, y0 + 16))?;
 
         // The legend, bottom right, the other empty corner.
         let legend = self.legend();

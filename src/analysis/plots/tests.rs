@@ -28,10 +28,7 @@ fn convergence_plot(iterations: u64) -> ConvergencePlot {
     let columns = vec!["P".into(), "N".into(), "B".into(), "R".into(), "Q".into()];
     let target = [100.0, 290.0, 345.0, 480.0, 1075.0];
     let its: Vec<u64> = (0..=iterations).collect();
-    let values = its
-        .iter()
-        .map(|&t| target.iter().map(|v| if t == 0 { 0.0 } else { v * (1.0 + 0.5 / t as f64) }).collect())
-        .collect();
+    let values = its.iter().map(|&t| target.iter().map(|v| if t == 0 { 0.0 } else { v * (1.0 + 0.5 / t as f64) }).collect()).collect();
     let loss = its.iter().map(|&t| 0.587 + 0.1 / (1.0 + t as f64)).collect();
     ConvergencePlot { title: "Convergence test".into(), columns, iterations: its, values, loss }
 }
@@ -45,11 +42,7 @@ fn group_plot(groups: usize) -> GroupComparisonPlot {
             GroupValues { group: format!("Player {g}"), games: Some(100 + 37 * g as u64), values, ci95 }
         })
         .collect();
-    GroupComparisonPlot {
-        title: "Group comparison test".into(),
-        columns: vec!["N".into(), "B".into(), "R".into(), "Q".into()],
-        groups,
-    }
+    GroupComparisonPlot { title: "Group comparison test".into(), columns: vec!["N".into(), "B".into(), "R".into(), "Q".into()], groups }
 }
 
 fn out(dir: &tempfile::TempDir, name: &str) -> PathBuf {
@@ -102,15 +95,7 @@ fn convergence_writes_svg_and_png_with_its_texts() {
     let svg = writes_both_formats("trace", |p| convergence(&convergence_plot(20), p));
     assert_contains_all(
         &svg,
-        &[
-            "Convergence test",
-            "value (pawn = 100)",
-            "loss (mean per row)",
-            "iteration",
-            "at iteration 20",
-            "Q  1102",
-            "loss  0.5918",
-        ],
+        &["Convergence test", "value (pawn = 100)", "loss (mean per row)", "iteration", "at iteration 20", "Q  1102", "loss  0.5918"],
     );
 }
 
@@ -126,15 +111,7 @@ fn group_comparison_writes_svg_and_png_with_its_texts() {
     let svg = writes_both_formats("groups", |p| group_comparison(&group_plot(3), p));
     assert_contains_all(
         &svg,
-        &[
-            "Group comparison test",
-            "value (pawn = 100)",
-            "N (knight)",
-            "Q (queen)",
-            "group (games)",
-            "Player 0 (100 games)",
-            "Player 2 (174 games)",
-        ],
+        &["Group comparison test", "value (pawn = 100)", "N (knight)", "Q (queen)", "group (games)", "Player 0 (100 games)", "Player 2 (174 games)"],
     );
 }
 
@@ -152,11 +129,7 @@ fn unknown_extensions_are_rejected_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     for name in ["plot.pdf", "plot", "plot.svg.tmp"] {
         let path = out(&dir, name);
-        for result in [
-            score_curve(&score_plot(), &path),
-            convergence(&convergence_plot(5), &path),
-            group_comparison(&group_plot(2), &path),
-        ] {
+        for result in [score_curve(&score_plot(), &path), convergence(&convergence_plot(5), &path), group_comparison(&group_plot(2), &path)] {
             let err = result.unwrap_err();
             assert!(matches!(err, PlotError::UnknownFormat { .. }), "{err}");
             assert!(err.to_string().contains(".svg or .png"), "{err}");
@@ -243,13 +216,7 @@ fn score_curves_tolerate_odd_but_drawable_data() {
 fn traces_that_cannot_be_drawn_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = out(&dir, "c.svg");
-    let empty = ConvergencePlot {
-        title: "t".into(),
-        columns: vec!["P".into()],
-        iterations: vec![],
-        values: vec![],
-        loss: vec![],
-    };
+    let empty = ConvergencePlot { title: "t".into(), columns: vec!["P".into()], iterations: vec![], values: vec![], loss: vec![] };
     assert_eq!(invalid(convergence(&empty, &path)), "convergence plot: the trace has no iterations");
     let mut plot = convergence_plot(3);
     plot.values[1].pop();

@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 #[test]
 fn mat_and_csv_load_and_bad_lines_are_reported() {
     let dir = tempfile::tempdir().unwrap();
@@ -36,7 +35,7 @@ fn mat_and_csv_load_and_bad_lines_are_reported() {
 /// Extracts a few real games with `layout`, writes them in `format` and
 /// reads them back as positions.
 fn round_trip(layout: &str, format: crate::dataset::Format, name: &str, labels: bool) -> (RowBatch, Positions) {
-    use crate::pgn::{ExtractConfig, InputSource, extract::NoProgress, extract};
+    use crate::pgn::{ExtractConfig, InputSource, extract, extract::NoProgress};
     const PGN: &str = "[Result \"1-0\"]\n\n1. e4 {[%eval 0.3]} e5 {[%eval 0.25]} 2. Nf3 {[%eval 0.4]} Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 \
 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 Nxe4 18. Bxe7 Qxe7 \
 19. exd6 Qf6 20. Nbd2 Nxd6 21. Nc4 Nxc4 22. Bxc4 Nb6 23. Ne5 Rae8 24. Bxf7+ Rxf7 25. Nxf7 Rxe1+ 26. Qxe1 Kxf7 27. Qe3 Qg5 28. Qxg5 hxg5 1-0\n\n\

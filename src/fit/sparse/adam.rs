@@ -44,7 +44,19 @@ impl Adam {
     /// Adam with step size `lr` (centipawns), `batch` positions per step and
     /// a seed for the batch order; β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
     pub fn new(lr: f64, batch: usize, seed: u64) -> Adam {
-        Adam { lr, batch: batch.max(1), seed, beta1: 0.9, beta2: 0.999, epsilon: 1e-8, m: Vec::new(), v: Vec::new(), steps: 0, epochs: 1, order: Vec::new() }
+        Adam {
+            lr,
+            batch: batch.max(1),
+            seed,
+            beta1: 0.9,
+            beta2: 0.999,
+            epsilon: 1e-8,
+            m: Vec::new(),
+            v: Vec::new(),
+            steps: 0,
+            epochs: 1,
+            order: Vec::new(),
+        }
     }
 }
 

@@ -66,7 +66,8 @@ pub fn standard_errors(objective: &Objective, train: Option<&[bool]>, w: &[f64],
         (0..BLOCKS)
             .into_par_iter()
             .map(|b| {
-                let mut acc = Blocks { pp: vec![0.0; terms * terms], pq: vec![0.0; terms * terms], qq: vec![0.0; terms * terms], pearson: 0.0, n: 0.0 };
+                let mut acc =
+                    Blocks { pp: vec![0.0; terms * terms], pq: vec![0.0; terms * terms], qq: vec![0.0; terms * terms], pearson: 0.0, n: 0.0 };
                 let mut index = Vec::with_capacity(64);
                 for i in (b * per_block..((b + 1) * per_block).min(n)).filter(|&i| i % step == 0 && selected(i)) {
                     let s = sigmoid(c * objective.eval(i, &wm, &we));

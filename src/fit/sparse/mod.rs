@@ -357,7 +357,11 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         let not_identified = errors.not_identified.iter().map(|&j| names[j].clone()).collect();
         (errors.stderr, not_identified, Some(errors.dispersion), note)
     } else {
-        let why = if config.loss == SparseLoss::Mse { "no standard errors for the squared-error loss (they belong to the likelihood)" } else { "standard errors not asked for" };
+        let why = if config.loss == SparseLoss::Mse {
+            "no standard errors for the squared-error loss (they belong to the likelihood)"
+        } else {
+            "standard errors not asked for"
+        };
         (vec![None; columns], Vec::new(), None, Some(why.to_string()))
     };
     let status = (0..columns)

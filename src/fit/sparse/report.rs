@@ -29,19 +29,56 @@ impl TuneReport {
     /// The summary.
     pub fn to_text(&self) -> String {
         let mut t = String::new();
-        let _ = writeln!(t, "Tuned {} columns of '{}' on {} positions from {} games ({} MB in memory)", self.columns.len(), self.features, self.train_positions, self.train_games, self.memory_bytes / 1_000_000);
+        let _ = writeln!(
+            t,
+            "Tuned {} columns of '{}' on {} positions from {} games ({} MB in memory)",
+            self.columns.len(),
+            self.features,
+            self.train_positions,
+            self.train_games,
+            self.memory_bytes / 1_000_000
+        );
         if self.labelled_positions > 0 {
             let _ = writeln!(t, "  {} positions carry evaluation labels", self.labelled_positions);
         }
         let k = if self.k_fitted { format!("K = {:.4} (fitted on the starting weights)", self.k) } else { format!("K = {:.4}", self.k) };
-        let _ = writeln!(t, "Model: P(white scores) = 1 / (1 + 10^(-K·eval/400)), {k}; loss {}", if self.loss == "ce" { "cross-entropy" } else { "squared error" });
-        let _ = writeln!(t, "Solver: {}, {} iterations ({} passes over the positions) in {:.1} s; stopped: {}", self.solver, self.iterations, self.passes, self.seconds, self.stopped.describe());
-        let _ = writeln!(t, "Loss: training {:.6} -> {:.6} ({:+.2}%)", self.start_loss, self.train_loss, 100.0 * (self.train_loss / self.start_loss - 1.0));
+        let _ = writeln!(
+            t,
+            "Model: P(white scores) = 1 / (1 + 10^(-K·eval/400)), {k}; loss {}",
+            if self.loss == "ce" { "cross-entropy" } else { "squared error" }
+        );
+        let _ = writeln!(
+            t,
+            "Solver: {}, {} iterations ({} passes over the positions) in {:.1} s; stopped: {}",
+            self.solver,
+            self.iterations,
+            self.passes,
+            self.seconds,
+            self.stopped.describe()
+        );
+        let _ = writeln!(
+            t,
+            "Loss: training {:.6} -> {:.6} ({:+.2}%)",
+            self.start_loss,
+            self.train_loss,
+            100.0 * (self.train_loss / self.start_loss - 1.0)
+        );
         if let (Some(a), Some(b)) = (self.start_holdout_loss, self.holdout_loss) {
-            let _ = writeln!(t, "      held out {a:.6} -> {b:.6} ({:+.2}%) on {} positions of held-out games", 100.0 * (b / a - 1.0), self.holdout_positions);
+            let _ = writeln!(
+                t,
+                "      held out {a:.6} -> {b:.6} ({:+.2}%) on {} positions of held-out games",
+                100.0 * (b / a - 1.0),
+                self.holdout_positions
+            );
         }
         let count = |s: ColumnStatus| self.status.iter().filter(|&&x| x == s).count();
-        let _ = writeln!(t, "Columns: {} tuned, {} frozen, {} never seen (left at the prior)", count(ColumnStatus::Tuned), count(ColumnStatus::Frozen), count(ColumnStatus::Unseen));
+        let _ = writeln!(
+            t,
+            "Columns: {} tuned, {} frozen, {} never seen (left at the prior)",
+            count(ColumnStatus::Tuned),
+            count(ColumnStatus::Frozen),
+            count(ColumnStatus::Unseen)
+        );
         if !self.held.is_empty() {
             let _ = writeln!(t, "Levels held (not identified beside material): {}", summarise(&self.held, 6));
         }
@@ -59,7 +96,8 @@ impl TuneReport {
             let range = offset..offset + set.len();
             offset += set.len();
             let tuned: Vec<usize> = range.clone().filter(|&j| self.status[j] == ColumnStatus::Tuned).collect();
-            let change = if tuned.is_empty() { 0.0 } else { tuned.iter().map(|&j| (self.weights[j] - self.start[j]).abs()).sum::<f64>() / tuned.len() as f64 };
+            let change =
+                if tuned.is_empty() { 0.0 } else { tuned.iter().map(|&j| (self.weights[j] - self.start[j]).abs()).sum::<f64>() / tuned.len() as f64 };
             let mut ses: Vec<f64> = tuned.iter().filter_map(|&j| self.stderr[j]).collect();
             ses.sort_by(f64::total_cmp);
             let se = ses.get(ses.len() / 2).map_or("n/a".to_string(), |s| format!("{s:.1}"));
@@ -72,7 +110,8 @@ impl TuneReport {
         if !pieces.is_empty() {
             let _ = writeln!(t, "\nPiece values (centipawns, 95% interval):");
             for j in pieces {
-                let interval = self.stderr[j].map_or("n/a".to_string(), |se| format!("[{:.1}, {:.1}]", self.weights[j] - Z_95 * se, self.weights[j] + Z_95 * se));
+                let interval = self.stderr[j]
+                    .map_or("n/a".to_string(), |se| format!("[{:.1}, {:.1}]", self.weights[j] - Z_95 * se, self.weights[j] + Z_95 * se));
                 let _ = writeln!(t, "  {:<6} {:>8.1}  {interval}", self.columns[j], self.weights[j]);
             }
         }

@@ -209,7 +209,10 @@ macro_rules! lbfgs {
         // improves the mean loss by less than cost_tol: on millions of
         // positions the last digits of the gradient are noise, and chasing
         // them costs hundreds of passes for changes in the ninth decimal.
-        let solver = LBFGS::new($search, 10).with_tolerance_grad($config.tol).and_then(|s| s.with_tolerance_cost($config.cost_tol)).map_err(TuneError::Solver)?;
+        let solver = LBFGS::new($search, 10)
+            .with_tolerance_grad($config.tol)
+            .and_then(|s| s.with_tolerance_cost($config.cost_tol))
+            .map_err(TuneError::Solver)?;
         let start: Array1<f64> = $start;
         let result = Executor::new($problem.clone(), solver)
             .configure(|s| s.param(start.clone()).max_iters($iters))

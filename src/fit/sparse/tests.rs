@@ -20,8 +20,7 @@ fn planted(n: usize, seed: u64) -> (Arc<Positions>, Vec<f64>) {
     let c = scale::c_of_k(1.0);
     let mut x = vec![0.0; layout.len()];
     for i in 0..n {
-        let terms: Vec<TermValue> =
-            (0..7u16).map(|t| TermValue { term: t, value: rng.random_range(-2i16..=2) }).filter(|t| t.value != 0).collect();
+        let terms: Vec<TermValue> = (0..7u16).map(|t| TermValue { term: t, value: rng.random_range(-2i16..=2) }).filter(|t| t.value != 0).collect();
         let phase = rng.random_range(0..=24u8);
         layout.expand(&terms, phase, &mut x);
         let q: f64 = x.iter().zip(&truth).map(|(a, b)| a * b).sum();

@@ -1,9 +1,9 @@
 //! The run layer's commands, configured in code (no command line).
 
 use super::*;
+use crate::play::limits::MoveLimits;
 use crate::play::selfplay::{SelfplayConfig, SelfplayStart, run_selfplay};
 use crate::play::spec::EngineSpec;
-use crate::play::limits::MoveLimits;
 
 /// Hears nothing.
 struct Quiet;

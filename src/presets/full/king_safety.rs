@@ -38,22 +38,22 @@ const STORM: [[(f64, f64); 5]; 4] = [
 
 /// The terms after the storm block, in term order.
 const REST: [(f64, f64); 16] = [
-    (-25.0, -2.0),  // kfile_open
-    (-20.0, -2.0),  // kfile_no_own
-    (-8.0, 0.0),    // kfile_no_enemy
-    (-12.0, -2.0),  // katt_N
-    (-10.0, -2.0),  // katt_B
-    (-12.0, -3.0),  // katt_R
-    (-18.0, -5.0),  // katt_Q
-    (-15.0, 0.0),   // katt_n2
-    (-45.0, -5.0),  // katt_n3
-    (-90.0, -10.0), // katt_n4
+    (-25.0, -2.0),   // kfile_open
+    (-20.0, -2.0),   // kfile_no_own
+    (-8.0, 0.0),     // kfile_no_enemy
+    (-12.0, -2.0),   // katt_N
+    (-10.0, -2.0),   // katt_B
+    (-12.0, -3.0),   // katt_R
+    (-18.0, -5.0),   // katt_Q
+    (-15.0, 0.0),    // katt_n2
+    (-45.0, -5.0),   // katt_n3
+    (-90.0, -10.0),  // katt_n4
     (-140.0, -15.0), // katt_n5
-    (-8.0, -1.0),   // kzone_weak
-    (-40.0, -10.0), // kcheck_N
-    (-30.0, -8.0),  // kcheck_B
-    (-45.0, -10.0), // kcheck_R
-    (-35.0, -10.0), // kcheck_Q
+    (-8.0, -1.0),    // kzone_weak
+    (-40.0, -10.0),  // kcheck_N
+    (-30.0, -8.0),   // kcheck_B
+    (-45.0, -10.0),  // kcheck_R
+    (-35.0, -10.0),  // kcheck_Q
 ];
 
 /// One (middlegame, endgame) pair per `king_safety` term, in term order.

@@ -32,10 +32,7 @@ fn normalized_pentanomial_reference() {
     assert!((llr - 2.946).abs() < 1e-3);
     assert_eq!(format!("{:.3}", sprt.llr_approx(&pairs)), "2.946");
     assert_eq!(sprt.decide(&pairs), SprtDecision::AcceptH1);
-    assert_eq!(
-        sprt.status(&pairs).to_string(),
-        "LLR 2.95 (-2.94, 2.94) [0.00, 2.00] H1 accepted"
-    );
+    assert_eq!(sprt.status(&pairs).to_string(), "LLR 2.95 (-2.94, 2.94) [0.00, 2.00] H1 accepted");
 }
 
 /// fastchess `sprt_test.cpp`, normalised pentanomial cases. fastchess's
@@ -60,38 +57,19 @@ fn fastchess_logistic_pentanomial() {
 /// fastchess `sprt_test.cpp`, trinomial cases (`Stats(wins, losses, draws)`).
 #[test]
 fn fastchess_trinomial() {
-    assert_eq!(
-        two(normalized(0.0, 2.0).llr_trinomial(&Wdl::new(36433, 68692, 36027))),
-        "0.92"
-    );
-    assert_eq!(
-        two(normalized(-1.75, 0.25).llr_trinomial(&Wdl::new(10871, 20431, 10650))),
-        "2.30"
-    );
-    assert_eq!(
-        two(logistic(0.5, 2.5).llr_trinomial(&Wdl::new(21404, 40708, 21184))),
-        "-1.57"
-    );
-    assert_eq!(
-        two(logistic(0.0, 2.0).llr_trinomial(&Wdl::new(57433, 106593, 57030))),
-        "-2.59"
-    );
+    assert_eq!(two(normalized(0.0, 2.0).llr_trinomial(&Wdl::new(36433, 68692, 36027))), "0.92");
+    assert_eq!(two(normalized(-1.75, 0.25).llr_trinomial(&Wdl::new(10871, 20431, 10650))), "2.30");
+    assert_eq!(two(logistic(0.5, 2.5).llr_trinomial(&Wdl::new(21404, 40708, 21184))), "-1.57");
+    assert_eq!(two(logistic(0.0, 2.0).llr_trinomial(&Wdl::new(57433, 106593, 57030))), "-2.59");
 }
 
 #[test]
 fn approximation_stays_close_to_the_exact_llr() {
-    let samples = [
-        Penta([379, 10170, 21828, 10640, 343]),
-        Penta([365, 16618, 36229, 16974, 390]),
-        Penta([871, 26175, 55983, 26678, 821]),
-    ];
+    let samples = [Penta([379, 10170, 21828, 10640, 343]), Penta([365, 16618, 36229, 16974, 390]), Penta([871, 26175, 55983, 26678, 821])];
     for sprt in [normalized(0.0, 2.0), logistic(0.0, 2.0)] {
         for pairs in &samples {
             let (exact, approx) = (sprt.llr(pairs), sprt.llr_approx(pairs));
-            assert!(
-                (exact - approx).abs() < 0.01 * exact.abs().max(1.0),
-                "{exact} vs {approx}"
-            );
+            assert!((exact - approx).abs() < 0.01 * exact.abs().max(1.0), "{exact} vs {approx}");
         }
     }
 }
@@ -147,27 +125,16 @@ fn degenerate_samples_give_finite_llrs_of_the_right_sign() {
     }
     // Many wins end the test with H1, many losses with H0.
     let sprt = SprtConfig::default();
-    assert_eq!(
-        sprt.decide(&Penta([0, 0, 0, 0, 1000])),
-        SprtDecision::AcceptH1
-    );
-    assert_eq!(
-        sprt.decide(&Penta([1000, 0, 0, 0, 0])),
-        SprtDecision::AcceptH0
-    );
+    assert_eq!(sprt.decide(&Penta([0, 0, 0, 0, 1000])), SprtDecision::AcceptH1);
+    assert_eq!(sprt.decide(&Penta([1000, 0, 0, 0, 0])), SprtDecision::AcceptH0);
 }
 
 #[test]
 fn parses_keys_in_any_order_with_defaults() {
-    let sprt: SprtConfig = "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"
-        .parse()
-        .unwrap();
+    let sprt: SprtConfig = "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized".parse().unwrap();
     assert_eq!(sprt, SprtConfig::default());
     let sprt: SprtConfig = "model=logistic,elo1=1, elo0=-3 ,beta=0.1".parse().unwrap();
-    assert_eq!(
-        sprt,
-        SprtConfig::new(-3.0, 1.0, 0.05, 0.1, EloModel::Logistic).unwrap()
-    );
+    assert_eq!(sprt, SprtConfig::new(-3.0, 1.0, 0.05, 0.1, EloModel::Logistic).unwrap());
     let sprt: SprtConfig = "  ".parse().unwrap();
     assert_eq!(sprt, SprtConfig::default());
     let sprt: SprtConfig = "MODEL=Normalised ELO1=2".parse().unwrap();
@@ -176,17 +143,10 @@ fn parses_keys_in_any_order_with_defaults() {
 
 #[test]
 fn display_parses_back() {
-    for sprt in [
-        SprtConfig::default(),
-        logistic(-3.0, 1.0),
-        normalized(0.5, 2.25),
-    ] {
+    for sprt in [SprtConfig::default(), logistic(-3.0, 1.0), normalized(0.5, 2.25)] {
         assert_eq!(sprt.to_string().parse::<SprtConfig>(), Ok(sprt));
     }
-    assert_eq!(
-        SprtConfig::default().to_string(),
-        "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"
-    );
+    assert_eq!(SprtConfig::default().to_string(), "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized");
 }
 
 #[test]
@@ -194,69 +154,17 @@ fn rejects_bad_settings_with_a_reason() {
     let error = |text: &str| text.parse::<SprtConfig>().unwrap_err();
     assert_eq!(error("elo0"), SprtConfigError::NotKeyValue("elo0".into()));
     assert_eq!(error("elo2=1"), SprtConfigError::UnknownKey("elo2".into()));
-    assert_eq!(
-        error("elo1=1 elo1=2"),
-        SprtConfigError::DuplicateKey("elo1".into())
-    );
-    assert_eq!(
-        error("alpha=five"),
-        SprtConfigError::NotANumber {
-            key: "alpha".into(),
-            value: "five".into()
-        }
-    );
-    assert_eq!(
-        error("model=bayesian"),
-        SprtConfigError::UnknownModel("bayesian".into())
-    );
-    assert_eq!(
-        error("elo0=5 elo1=5"),
-        SprtConfigError::BoundsNotIncreasing {
-            elo0: 5.0,
-            elo1: 5.0
-        }
-    );
-    assert!(matches!(
-        error("elo1=nan"),
-        SprtConfigError::BoundOutOfRange { .. }
-    ));
-    assert!(matches!(
-        error("elo1=inf"),
-        SprtConfigError::BoundOutOfRange { .. }
-    ));
-    assert!(matches!(
-        error("elo1=500"),
-        SprtConfigError::BoundOutOfRange { limit: 100.0, .. }
-    ));
-    assert!(
-        error("elo1=1500 model=logistic")
-            .to_string()
-            .contains("logistic")
-    );
-    assert_eq!(
-        error("alpha=0"),
-        SprtConfigError::ErrorRateOutOfRange {
-            name: "alpha",
-            value: 0.0
-        }
-    );
-    assert!(matches!(
-        error("beta=1"),
-        SprtConfigError::ErrorRateOutOfRange { name: "beta", .. }
-    ));
-    assert!(matches!(
-        error("beta=nan"),
-        SprtConfigError::ErrorRateOutOfRange { .. }
-    ));
-    assert_eq!(
-        error("alpha=0.5 beta=0.5"),
-        SprtConfigError::ErrorRatesTooLarge {
-            alpha: 0.5,
-            beta: 0.5
-        }
-    );
-    assert_eq!(
-        error("elo0=3 elo1=1").to_string(),
-        "elo0 (3) must be less than elo1 (1)"
-    );
+    assert_eq!(error("elo1=1 elo1=2"), SprtConfigError::DuplicateKey("elo1".into()));
+    assert_eq!(error("alpha=five"), SprtConfigError::NotANumber { key: "alpha".into(), value: "five".into() });
+    assert_eq!(error("model=bayesian"), SprtConfigError::UnknownModel("bayesian".into()));
+    assert_eq!(error("elo0=5 elo1=5"), SprtConfigError::BoundsNotIncreasing { elo0: 5.0, elo1: 5.0 });
+    assert!(matches!(error("elo1=nan"), SprtConfigError::BoundOutOfRange { .. }));
+    assert!(matches!(error("elo1=inf"), SprtConfigError::BoundOutOfRange { .. }));
+    assert!(matches!(error("elo1=500"), SprtConfigError::BoundOutOfRange { limit: 100.0, .. }));
+    assert!(error("elo1=1500 model=logistic").to_string().contains("logistic"));
+    assert_eq!(error("alpha=0"), SprtConfigError::ErrorRateOutOfRange { name: "alpha", value: 0.0 });
+    assert!(matches!(error("beta=1"), SprtConfigError::ErrorRateOutOfRange { name: "beta", .. }));
+    assert!(matches!(error("beta=nan"), SprtConfigError::ErrorRateOutOfRange { .. }));
+    assert_eq!(error("alpha=0.5 beta=0.5"), SprtConfigError::ErrorRatesTooLarge { alpha: 0.5, beta: 0.5 });
+    assert_eq!(error("elo0=3 elo1=1").to_string(), "elo0 (3) must be less than elo1 (1)");
 }

@@ -92,7 +92,11 @@ fn fault_11_partial_or_absurd_weights_refused() {
     for (name, needle) in [("p_only.toml", "no weight for column 'N'"), ("huge.toml", "'P' = 1e300"), ("negative.toml", "'N' = -300")] {
         fails_untouched(d, pgntune_in(d).args(["eval", fen, "-w", name]), needle);
         let spec = format!("name=x weights={name}");
-        fails_untouched(d, pgntune_in(d).args(["match", "--engine", &spec, "--engine", "name=y weights=classical", "--pairs", "1", "--nodes", "100"]), needle);
+        fails_untouched(
+            d,
+            pgntune_in(d).args(["match", "--engine", &spec, "--engine", "name=y weights=classical", "--pairs", "1", "--nodes", "100"]),
+            needle,
+        );
         fails_untouched(d, pgntune_in(d).args(["uci", "-w", name]), needle);
     }
     let out = stdout_of(pgntune_in(d).args(["eval", fen, "-w", "defaulted.toml"]));
@@ -154,7 +158,8 @@ fn fault_13_a_start_position_already_over_plays_no_move() {
     assert!(dead.contains("[PlyCount \"0\"]") && dead.contains("{Draw by dead position (insufficient material)} 1/2-1/2"), "{dead}");
     let fifty = play("6k1/5ppp/8/8/8/8/8/R5K1 w - - 100 80");
     assert!(fifty.contains("[PlyCount \"0\"]") && fifty.contains("{Draw by the 50-move rule} 1/2-1/2"), "{fifty}");
-    let automatic = stdout_of(pgntune().args(["play", "--nodes", "3000", "--draw-rules", "automatic", "--fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 100 80"]));
+    let automatic =
+        stdout_of(pgntune().args(["play", "--nodes", "3000", "--draw-rules", "automatic", "--fen", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 100 80"]));
     assert!(automatic.contains("Ra8#") && automatic.contains("1-0"), "without claims the mate is played: {automatic}");
 }
 

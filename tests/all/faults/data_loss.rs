@@ -144,7 +144,11 @@ fn fault_03_resume_from_another_directory_continues_the_right_pgn() {
     roll_back(&state, 2);
     let games = run.join("B.pgn");
     std::fs::write(&games, raw.replace("[Round \"1.2\"]", "[Round \"1.9\"]")).unwrap();
-    fails_untouched(dir.path(), pgntune_in(&other).args(["match", "-q", "--resume", "../run/B.pgn.state.json"]), "are not the games the match state recorded");
+    fails_untouched(
+        dir.path(),
+        pgntune_in(&other).args(["match", "-q", "--resume", "../run/B.pgn.state.json"]),
+        "are not the games the match state recorded",
+    );
     std::fs::remove_file(&games).unwrap();
     fails_untouched(dir.path(), pgntune_in(&other).args(["match", "-q", "--resume", "../run/B.pgn.state.json"]), "missing, but the match state has");
     // Bytes after the committed games that the match did not write are not cut.
@@ -183,7 +187,18 @@ fn fault_05_huge_hash_refused() {
         );
     }
     pgntune_in(dir.path())
-        .args(["match", "--engine", "name=a weights=classical hash=4096", "--engine", "name=b weights=kaissa hash=1", "--pairs", "1", "--nodes", "100", "-q"])
+        .args([
+            "match",
+            "--engine",
+            "name=a weights=classical hash=4096",
+            "--engine",
+            "name=b weights=kaissa hash=1",
+            "--pairs",
+            "1",
+            "--nodes",
+            "100",
+            "-q",
+        ])
         .assert()
         .success();
 }

@@ -9,8 +9,7 @@ use proptest::prelude::*;
 
 use super::*;
 
-const SEED_TOML: &str =
-    "# pgntune weights\nformat = 1\nname = \"w\"\nfeatures = [\"material\"]\nscale = 1.0\n\n[weights]\nP = 100.0\nN = 300.0\nB = 310.0\nR = 500.0\nQ = 900.0\n";
+const SEED_TOML: &str = "# pgntune weights\nformat = 1\nname = \"w\"\nfeatures = [\"material\"]\nscale = 1.0\n\n[weights]\nP = 100.0\nN = 300.0\nB = 310.0\nR = 500.0\nQ = 900.0\n";
 const SEED_JSON: &str = "{\n  \"format\": 1,\n  \"name\": \"w\",\n  \"features\": [\"material\"],\n  \"scale\": 1.0,\n  \"weights\": {\"P\": 100.0, \"N\": 300.0, \"B\": 310.0, \"R\": 500.0, \"Q\": 900.0}\n}\n";
 
 /// Lines a weights file might get instead of one of its own.
@@ -49,7 +48,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0..20usize, 0..LINES.len()).prop_map(|(l, r)| Edit::Line(l, r)),
         (0..20usize, prop_oneof![any::<f64>(), -2000.0..20_000.0f64]).prop_map(|(l, v)| Edit::Number(l, v)),
         (0..400usize, 0..30usize).prop_map(|(a, n)| Edit::Cut(a, n)),
-        (0..400usize, prop_oneof![Just(b'"'), Just(b'='), Just(b','), Just(b'}'), Just(b'\n'), Just(b'9'), any::<u8>()]).prop_map(|(a, b)| Edit::Insert(a, b)),
+        (0..400usize, prop_oneof![Just(b'"'), Just(b'='), Just(b','), Just(b'}'), Just(b'\n'), Just(b'9'), any::<u8>()])
+            .prop_map(|(a, b)| Edit::Insert(a, b)),
     ]
 }
 

@@ -109,7 +109,11 @@ pub fn signal(pid: u32, signal: &str) {
 
 /// The committed-game count of a match state, 0 while there is none.
 pub fn committed(state: &Path) -> u64 {
-    std::fs::read_to_string(state).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).and_then(|v| v["committed"].as_u64()).unwrap_or(0)
+    std::fs::read_to_string(state)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["committed"].as_u64())
+        .unwrap_or(0)
 }
 
 /// Waits (at most a minute) until `done` holds.

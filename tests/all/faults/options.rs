@@ -102,7 +102,11 @@ fn fault_20_messages_say_what_is_wrong_once() {
     let openings = fails(pgntune_in(d).args(["openings", "nonexist.pgn", "--out", "o.epd"]), "nonexist.pgn");
     assert_eq!(openings.matches("nonexist.pgn").count(), 1, "{openings}");
     // Holdout on rows without game ids says rows, and warns.
-    write(d, "or.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n 2  0  0  0  0  2\n 1  0  0  0  0  1\n-2  0  0  0  0  0\n 1 -1  0  0  0  2\n".repeat(20));
+    write(
+        d,
+        "or.mat",
+        " 1  0  0  0  0  2\n-1  0  0  0  0  0\n 2  0  0  0  0  2\n 1  0  0  0  0  1\n-2  0  0  0  0  0\n 1 -1  0  0  0  2\n".repeat(20),
+    );
     let report = stdout_of(pgntune_in(d).args(["fit", "or.mat", "--holdout", "0.2"]));
     let holdout = report.lines().find(|l| l.starts_with("holdout:")).unwrap();
     assert!(holdout.contains("of rows held out") && holdout.ends_with(" rows") && !holdout.contains("games"), "{holdout}");
