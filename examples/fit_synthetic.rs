@@ -60,7 +60,7 @@ fn main() {
         made += plies;
         game += 1;
         if batch.len() >= 4096 {
-            batches.push(std::mem::replace(&mut batch, RowBatch::default()));
+            batches.push(std::mem::take(&mut batch));
         }
     }
     batches.push(batch);

@@ -283,8 +283,8 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
         outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
         out!("{}", report.to_text())?;
-        if outputs.weights_out.is_some() {
-            outln!("\nEvery value: pgntune weights show {}", outputs.weights_out.expect("checked").display())?;
+        if let Some(path) = outputs.weights_out {
+            outln!("\nEvery value: pgntune weights show {}", path.display())?;
         }
     }
     Ok(report)

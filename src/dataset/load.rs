@@ -424,10 +424,9 @@ fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -
     consumer.columns(path, names[..result_col].to_vec())?;
     let mut x = vec![0.0; features.len()];
     for i in 0..frame.height() {
-        for (j, v) in x.iter_mut().enumerate() {
-            *v = features[j][i]
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| invalid(path, format!("row {}: missing value in column '{}'", i + 1, names[j])))?;
+        for (j, (v, column)) in x.iter_mut().zip(&features).enumerate() {
+            *v =
+                column[i].filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("row {}: missing value in column '{}'", i + 1, names[j])))?;
         }
         nonzero(&x, &mut pairs);
         emit(i, &pairs, consumer)?;

@@ -160,7 +160,7 @@ fn clock_moves_come_in_time() {
         .lines()
         .filter(|l| l.starts_with("info") && l.contains(" time "))
         .filter_map(|l| l.split_whitespace().skip_while(|w| *w != "time").nth(1)?.parse().ok())
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no info line with a time:\n{output}"));
     assert!(reported < 200, "the search reported {reported} ms of its 200:\n{output}");
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());

@@ -60,11 +60,14 @@ pub(super) struct TuneProblem {
     unit: Arc<Vec<f64>>,
     /// The last (weights, cost, gradient): L-BFGS asks for the cost and the
     /// gradient of the same point one after the other; one pass gives both.
-    cache: Arc<Mutex<Option<(Vec<f64>, f64, Vec<f64>)>>>,
+    cache: Arc<Mutex<Option<CostAndGradient>>>,
     evaluations: Arc<AtomicU64>,
     /// Passes over the training positions (cost and gradient together).
     passes: Arc<AtomicU64>,
 }
+
+/// Weights with the cost and the gradient there.
+type CostAndGradient = (Vec<f64>, f64, Vec<f64>);
 
 impl TuneProblem {
     fn penalty_of(&self, w: &[f64]) -> f64 {
