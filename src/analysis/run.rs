@@ -148,8 +148,8 @@ fn game_id(input: usize, game: u64, name: &str) -> Result<u64, AnalyzeError> {
 
 /// True for the dataset formats `extract` writes.
 pub fn is_dataset(input: &str) -> bool {
-    let ext = Path::new(input).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
-    matches!(ext.as_str(), "mat" | "csv" | "tsv" | "tab" | "parquet" | "pq")
+    use crate::dataset::Format;
+    matches!(Format::from_path(Path::new(input)), Some(Format::Mat | Format::Csv | Format::Tsv | Format::Parquet))
 }
 
 /// A file's name up to its first dot.

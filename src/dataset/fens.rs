@@ -39,10 +39,10 @@ fn position(path: &Path, at: &str, fen: &str) -> Result<Chess, DatasetError> {
 /// Reads the positions of `path`: EPD (by extension), or CSV/TSV/Parquet
 /// with a `fen` column. Any bad row is an error with its line or row.
 pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    let format = super::Format::from_path(path);
     let io = |source| DatasetError::Io { path: path.display().to_string(), source };
-    match ext.as_str() {
-        "epd" => {
+    match format {
+        Some(super::Format::Epd) => {
             let text = std::fs::read_to_string(path).map_err(io)?;
             let mut rows = Vec::new();
             for (n, line) in text.lines().enumerate() {
@@ -55,8 +55,8 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
             }
             Ok(rows)
         }
-        "csv" | "tsv" | "tab" => {
-            let sep = if ext == "csv" { b',' } else { b'\t' };
+        Some(super::Format::Csv | super::Format::Tsv) => {
+            let sep = if format == Some(super::Format::Csv) { b',' } else { b'\t' };
             let mut builder = csv::ReaderBuilder::new();
             builder.delimiter(sep).has_headers(true).flexible(true);
             if sep != b',' {
@@ -87,7 +87,7 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
             }
             Ok(rows)
         }
-        "parquet" | "pq" => {
+        Some(super::Format::Parquet) => {
             let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
             let frame = ParquetReader::new(File::open(path).map_err(io)?).finish().map_err(polars_err)?;
             let fens = frame

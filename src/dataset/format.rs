@@ -27,7 +27,10 @@ pub enum Format {
 }
 
 impl Format {
-    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`, `.parquet`, `.epd`, `.ijv`, `.svm`).
+    /// The format a file name's extension implies (`.mat`, `.csv`, `.tsv`,
+    /// `.parquet`, `.epd`, `.ijv`, `.svm`, and `.txt`/`.oct` for Octave's
+    /// text). The one table of extensions: writers, readers and `analyze`
+    /// all ask here.
     pub fn from_path(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
@@ -38,6 +41,7 @@ impl Format {
             "epd" => Some(Format::Epd),
             "ijv" => Some(Format::Ijv),
             "svm" | "libsvm" => Some(Format::Svm),
+            "txt" | "oct" => Some(Format::Octave),
             _ => None,
         }
     }

@@ -110,7 +110,6 @@ enum Kind {
 /// first line (an Octave export may well be named `.mat`, Octave's own
 /// extension).
 fn kind_of(path: &Path) -> Result<Kind, DatasetError> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
     let mut head = [0u8; 64];
     let n = File::open(path).and_then(|mut f| f.read(&mut head)).map_err(io_error(path))?;
     let head = &head[..n];
@@ -120,16 +119,17 @@ fn kind_of(path: &Path) -> Result<Kind, DatasetError> {
     if head.starts_with(b"PAR1") {
         return Ok(Kind::Parquet);
     }
-    Ok(match ext.as_str() {
-        "mat" => Kind::Mat,
-        "csv" => Kind::Delimited(b','),
-        "tsv" | "tab" => Kind::Delimited(b'\t'),
-        "parquet" | "pq" => Kind::Parquet,
-        "ijv" => Kind::Triplets,
-        "svm" | "libsvm" => Kind::Svm,
-        "epd" => Kind::Epd,
-        "txt" | "oct" => Kind::Octave,
-        _ => return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv, .parquet, .ijv, .svm, .epd or an Octave text export)")),
+    use super::format::Format;
+    Ok(match Format::from_path(path) {
+        Some(Format::Mat) => Kind::Mat,
+        Some(Format::Csv) => Kind::Delimited(b','),
+        Some(Format::Tsv) => Kind::Delimited(b'\t'),
+        Some(Format::Parquet) => Kind::Parquet,
+        Some(Format::Ijv) => Kind::Triplets,
+        Some(Format::Svm) => Kind::Svm,
+        Some(Format::Epd) => Kind::Epd,
+        Some(Format::Octave) => Kind::Octave,
+        None => return Err(invalid(path, "unknown dataset format (use .mat, .csv, .tsv, .parquet, .ijv, .svm, .epd or an Octave text export)")),
     })
 }
 
