@@ -38,13 +38,17 @@
 //!
 //! * [`atomic`]: outputs planned before any work and written atomically;
 //!   temporary files removed on SIGINT/SIGTERM;
-//! * [`cli`]: the command-line front end that `main.rs` calls (clap
-//!   definitions, help, completions and the man page).
+//! * `cli`: the command-line front end that `main.rs` calls (clap
+//!   definitions, help, completions and the man page), behind the `cli`
+//!   feature (on by default). The other modules do not depend on clap: their
+//!   enums derive `clap::ValueEnum` only when the feature is on, and
+//!   `default-features = false` builds the library without it.
 //!
 //! The library never prints; the command-line layer does.
 
 pub mod analysis;
 pub mod atomic;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod dataset;
 pub mod engine;

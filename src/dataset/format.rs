@@ -1,12 +1,12 @@
 //! Output formats and the writer interface.
 
 use std::path::Path;
-use std::str::FromStr;
 
 use super::{DatasetError, RowBatch, Schema};
 
 /// A dataset file format.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// pgnlearn's text matrix: `%2d` per feature, then the result as 0/1/2.
     Mat,
@@ -52,13 +52,6 @@ impl Format {
     }
 }
 
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        <Format as clap::ValueEnum>::from_str(s, true)
-    }
-}
 
 /// Something rows are written to, batch by batch, in order.
 pub trait RowWriter: Send {

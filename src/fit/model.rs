@@ -16,7 +16,8 @@ use super::linalg::SymMatrix;
 use crate::dataset::merged::MergedRows;
 
 /// How draws enter the model.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum DrawMode {
     /// Only decisive games (the 2015 article's setting).
@@ -28,11 +29,12 @@ pub enum DrawMode {
 }
 
 /// The loss of the binary model.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Loss {
     /// Cross-entropy (maximum likelihood).
-    #[value(name = "ce", alias = "cross-entropy")]
+    #[cfg_attr(feature = "cli", value(name = "ce", alias = "cross-entropy"))]
     CrossEntropy,
     /// Mean squared error between σ(θ·x) and the score, as Texel-style tuners use.
     Mse,

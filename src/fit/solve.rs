@@ -15,7 +15,8 @@ use ndarray::Array1;
 use super::linalg::SymMatrix;
 
 /// Which optimiser fits the model.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
     /// Limited-memory BFGS with a Hager-Zhang line search (argmin).

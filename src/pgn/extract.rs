@@ -32,7 +32,8 @@ pub const PROBLEMS_KEPT: usize = 10;
 const TAG_LINE_BYTES: usize = 4096;
 
 /// What to do with games whose `[Result]` is `*` or missing.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum UnknownResult {
     /// Skip them (counted).
     #[default]
@@ -42,7 +43,8 @@ pub enum UnknownResult {
 }
 
 /// What to do with a game that has an illegal, ambiguous or null move.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BadGames {
     /// Keep the positions before the bad move.
     #[default]

@@ -65,7 +65,8 @@ impl fmt::Display for ResetEvents {
 }
 
 /// Which quiet positions are emitted.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum EmitMode {
     /// Only when the feature vector differs from the last emitted one (pgnlearn).
     #[default]

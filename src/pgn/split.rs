@@ -37,7 +37,8 @@ pub const MANIFEST: &str = "manifest.json";
 pub const MANIFEST_FORMAT: &str = "pgntune split 1";
 
 /// How shards are stored.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ShardCompression {
     /// Zstandard (level 3): fast to write and to read.
