@@ -13,7 +13,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::values::{at_least, at_least_usize, positive, unit_interval};
 use crate::atomic::AtomicFile;
 use crate::dataset::positions::Positions;
-use crate::features::{FeatureLayout, FeatureSet};
+use crate::features::FeatureLayout;
+use crate::fit::sparse::columns::{frozen_columns, prior_for};
 use crate::fit::sparse::problem::SparseLoss;
 use crate::fit::sparse::{ScaleK, TuneConfig, TuneProgress, TuneReport, TuneSolver, tune};
 use crate::weights::Weights;
@@ -149,40 +150,9 @@ impl TunerArgs {
         if self.epochs == 0 || self.batch == 0 {
             bail!("--epochs and --batch must be at least 1");
         }
-        let prior_weights = match &self.prior {
-            Some(spec) => Weights::resolve(spec).context("--prior")?,
-            None => crate::presets::defaults_for(layout),
-        };
-        let columns = layout.columns();
-        let prior_layout = prior_weights.layout()?;
-        let missing: Vec<&String> = columns.iter().filter(|c| !prior_layout.columns().contains(c)).collect();
-        if self.prior.is_some() && !missing.is_empty() {
-            bail!(
-                "--prior: the weights '{}' are for the sets '{}' and have no column {}{}",
-                prior_weights.name,
-                prior_layout.spec(),
-                missing[0],
-                if missing.len() > 1 { format!(" (and {} more)", missing.len() - 1) } else { String::new() }
-            );
-        }
-        let prior: Vec<f64> = columns.iter().map(|c| prior_weights.centipawns(c)).collect();
-        let mut frozen = vec![false; columns.len()];
-        for name in self.freeze.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-            if let Ok(set) = name.parse::<FeatureSet>()
-                && layout.contains(set)
-            {
-                for (j, f) in frozen.iter_mut().enumerate() {
-                    if layout.set_of_column(j) == Some(set) {
-                        *f = true;
-                    }
-                }
-                continue;
-            }
-            match columns.iter().position(|c| c == name) {
-                Some(j) => frozen[j] = true,
-                None => bail!("--freeze: '{name}' is neither a feature set of '{}' nor one of its columns", layout.spec()),
-            }
-        }
+        let prior_weights = self.prior.as_deref().map(Weights::resolve).transpose().context("--prior")?;
+        let prior = prior_for(layout, prior_weights.as_ref()).context("--prior")?;
+        let frozen = frozen_columns(layout, &self.freeze).context("--freeze")?;
         let solver = match settings.solver {
             SolverArg::Lbfgs => TuneSolver::Lbfgs,
             SolverArg::Adam => TuneSolver::Adam { epochs: self.epochs, batch: self.batch, lr: self.lr },

@@ -52,7 +52,6 @@ impl Format {
     }
 }
 
-
 /// Something rows are written to, batch by batch, in order.
 pub trait RowWriter: Send {
     /// Appends the rows of `batch`.

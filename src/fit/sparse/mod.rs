@@ -17,6 +17,7 @@
 //! * Standard errors come from the Fisher information ([`information`]).
 
 pub mod adam;
+pub mod columns;
 pub mod constraints;
 pub mod information;
 pub mod problem;

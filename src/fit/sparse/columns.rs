@@ -1,0 +1,114 @@
+//! What the tuner starts from and keeps fixed, column by column: the prior
+//! weights resolved onto a layout, and the frozen columns named by set or
+//! by column. The command line parses the names; this checks them against
+//! the layout.
+
+use crate::features::{FeatureLayout, FeatureSet};
+use crate::weights::Weights;
+
+/// Why a prior or a freeze list does not fit the layout.
+#[derive(Debug, thiserror::Error)]
+pub enum ColumnsError {
+    /// The prior's sets lack columns of the layout.
+    #[error("the weights '{name}' are for the sets '{sets}' and have no column {first}{more}", more = more_text(*.more))]
+    PriorMissesColumns {
+        /// The prior's name.
+        name: String,
+        /// The prior's feature sets.
+        sets: String,
+        /// The first column it lacks.
+        first: String,
+        /// How many more it lacks.
+        more: usize,
+    },
+    /// A frozen name that is neither a set of the layout nor a column.
+    #[error("'{name}' is neither a feature set of '{layout}' nor one of its columns")]
+    UnknownFrozen {
+        /// The name given.
+        name: String,
+        /// The layout's sets.
+        layout: String,
+    },
+    /// The prior names a feature set this build does not know.
+    #[error(transparent)]
+    PriorSets(#[from] crate::features::UnknownFeatureSet),
+}
+
+fn more_text(more: usize) -> String {
+    if more > 0 { format!(" (and {more} more)") } else { String::new() }
+}
+
+/// The prior in centipawns, one value per column of `layout`: `prior`'s
+/// values (which must cover every column), or without one the engine's
+/// starting values for the layout ([`crate::presets::defaults_for`]).
+pub fn prior_for(layout: &FeatureLayout, prior: Option<&Weights>) -> Result<Vec<f64>, ColumnsError> {
+    let columns = layout.columns();
+    let Some(weights) = prior else {
+        let defaults = crate::presets::defaults_for(layout);
+        return Ok(columns.iter().map(|c| defaults.centipawns(c)).collect());
+    };
+    let own = weights.layout()?.columns();
+    let missing: Vec<&String> = columns.iter().filter(|c| !own.contains(c)).collect();
+    if let Some(first) = missing.first() {
+        return Err(ColumnsError::PriorMissesColumns {
+            name: weights.name.clone(),
+            sets: weights.layout()?.spec(),
+            first: (*first).clone(),
+            more: missing.len() - 1,
+        });
+    }
+    Ok(columns.iter().map(|c| weights.centipawns(c)).collect())
+}
+
+/// Which columns of `layout` stay fixed: every column of a named set, and
+/// each named column.
+pub fn frozen_columns(layout: &FeatureLayout, names: &[String]) -> Result<Vec<bool>, ColumnsError> {
+    let columns = layout.columns();
+    let mut frozen = vec![false; columns.len()];
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        if let Ok(set) = name.parse::<FeatureSet>()
+            && layout.contains(set)
+        {
+            for (j, f) in frozen.iter_mut().enumerate() {
+                if layout.set_of_column(j) == Some(set) {
+                    *f = true;
+                }
+            }
+            continue;
+        }
+        match columns.iter().position(|c| c == name) {
+            Some(j) => frozen[j] = true,
+            None => return Err(ColumnsError::UnknownFrozen { name: name.to_string(), layout: layout.spec() }),
+        }
+    }
+    Ok(frozen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prior_must_cover_the_layout_and_defaults_do() {
+        let full = FeatureLayout::full();
+        let classical = Weights::resolve("classical").unwrap();
+        let err = prior_for(&full, Some(&classical)).unwrap_err();
+        assert_eq!(err.to_string(), "the weights 'classical' are for the sets 'material' and have no column mg_P (and 1115 more)");
+        let defaults = prior_for(&full, None).unwrap();
+        assert_eq!(defaults.len(), full.len());
+        assert_eq!(defaults, prior_for(&full, Some(&crate::presets::full())).unwrap());
+        let material = FeatureLayout::default();
+        assert_eq!(prior_for(&material, Some(&classical)).unwrap(), [100.0, 300.0, 300.0, 500.0, 900.0]);
+    }
+
+    #[test]
+    fn sets_and_columns_freeze_and_unknown_names_are_refused() {
+        let layout = FeatureLayout::parse("material_tapered,tempo").unwrap();
+        let frozen = frozen_columns(&layout, &["tempo".into(), " mg_Q ".into(), String::new()]).unwrap();
+        let names = layout.columns();
+        let fixed: Vec<&str> = names.iter().zip(&frozen).filter(|(_, f)| **f).map(|(n, _)| n.as_str()).collect();
+        assert_eq!(fixed, ["mg_Q", "mg_tempo", "eg_tempo"]);
+        let err = frozen_columns(&layout, &["pst".into()]).unwrap_err();
+        assert!(matches!(&err, ColumnsError::UnknownFrozen { name, layout } if name == "pst" && layout == "material_tapered,tempo"), "{err}");
+    }
+}
