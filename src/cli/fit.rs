@@ -289,8 +289,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
                 }
             }
             // Columns that are not pgntune feature sets: the dense fitter takes any.
-            Err(crate::dataset::DatasetError::Invalid { message, .. })
-                if message.contains("are not pgntune feature sets") && !args.tuner.asks_for_tuner() => {}
+            Err(crate::dataset::DatasetError::NotFeatureSets { .. }) if !args.tuner.asks_for_tuner() => {}
             Err(e) => return Err(e.into()),
         }
     }

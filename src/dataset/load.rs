@@ -603,7 +603,10 @@ impl Consumer for PositionConsumer {
     fn columns(&mut self, path: &Path, columns: Vec<String>) -> Result<(), DatasetError> {
         let layout = FeatureLayout::from_columns(&columns).ok_or_else(|| {
             let shown: Vec<&str> = columns.iter().take(8).map(String::as_str).collect();
-            invalid(path, format!("its columns ({}{}) are not pgntune feature sets", shown.join(" "), if columns.len() > 8 { " ..." } else { "" }))
+            DatasetError::NotFeatureSets {
+                path: path.display().to_string(),
+                shown: format!("{}{}", shown.join(" "), if columns.len() > 8 { " ..." } else { "" }),
+            }
         })?;
         self.layout_for(path, layout)
     }

@@ -38,6 +38,15 @@ pub use format::{Format, RowWriter, create_writer};
 /// Errors while writing or reading a dataset.
 #[derive(Debug, thiserror::Error)]
 pub enum DatasetError {
+    /// A dataset's feature columns are not those of any pgntune layout
+    /// (the dense fitter can still fit them; training positions cannot be).
+    #[error("{path}: its columns ({shown}) are not pgntune feature sets")]
+    NotFeatureSets {
+        /// The file.
+        path: String,
+        /// The first columns, as shown.
+        shown: String,
+    },
     /// The output could not be written.
     #[error(transparent)]
     Output(#[from] crate::atomic::OutputError),

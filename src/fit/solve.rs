@@ -235,10 +235,9 @@ fn termination_text(reason: Option<&TerminationReason>) -> String {
     match reason {
         Some(TerminationReason::SolverConverged) => "gradient norm below tolerance".into(),
         Some(TerminationReason::MaxItersReached) => "iteration limit reached".into(),
-        Some(TerminationReason::SolverExit(why)) if why.contains("no further progress") => {
-            "the line search could not lower the cost further within double precision".into()
-        }
-        Some(TerminationReason::SolverExit(why)) => why.clone(),
+        // argmin ends L-BFGS this way when its line search finds no lower
+        // cost: within double precision, the optimum.
+        Some(TerminationReason::SolverExit(_)) => "the line search could not lower the cost further within double precision".into(),
         Some(other) => other.text().to_string(),
         None => "stopped".into(),
     }

@@ -302,7 +302,6 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
     };
     let stopped = match reason {
         Some(TerminationReason::MaxItersReached) => StopReason::IterationLimit,
-        Some(TerminationReason::SolverExit(why)) if why.contains("no further progress") => StopReason::NoProgress,
         Some(TerminationReason::SolverConverged) => {
             let (_, g) = problem.full(weights.as_slice().expect("contiguous"));
             let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
