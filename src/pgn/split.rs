@@ -419,3 +419,34 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
     }
     Ok(SplitReport { manifest, manifest_path, removed, seconds: started.elapsed().as_secs_f64() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::extract::NoProgress;
+
+    /// The library call alone (no command line): five games in shards of
+    /// two make three shards whose manifest accounts for every game, and a
+    /// second split into the same folder does not need --force.
+    #[test]
+    fn the_config_splits_whole_games_into_numbered_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let pgn = dir.path().join("five.pgn");
+        let game = |n: u32| format!("[Event \"g{n}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n");
+        std::fs::write(&pgn, (1..=5).map(game).collect::<String>()).unwrap();
+        let config = SplitConfig {
+            inputs: vec![InputSource::File(pgn.clone())],
+            games_per_shard: 2,
+            out_dir: dir.path().join("shards"),
+            compression: ShardCompression::None,
+            force: false,
+        };
+        let report = split(&config, &NoProgress).unwrap();
+        let games: Vec<u64> = report.manifest.shards.iter().map(|s| s.games).collect();
+        assert_eq!(games, [2, 2, 1]);
+        let firsts: Vec<u64> = report.manifest.shards.iter().map(|s| s.first_game).collect();
+        assert_eq!(firsts, [0, 2, 4]);
+        let again = split(&config, &NoProgress).unwrap();
+        assert_eq!(again.manifest, report.manifest);
+    }
+}
