@@ -323,6 +323,9 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
     let mut input: Option<usize> = None;
     let mut last_clean = true;
     let mut games = 0u64;
+    // Whether any game had tags or moves: random bytes read as PGN give
+    // "games" with neither, which must not become shards.
+    let mut any_real_game = false;
 
     let mut failure: Option<SplitError> = None;
     // Moves the tap's text up to `to` into the open shard (or drops it: text before a first game).
@@ -373,6 +376,7 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
         }
         open.as_mut().expect("a game begins a shard").count(&names[record.input], record.number);
         games += 1;
+        any_real_game |= record.has_tags || !record.moves.is_empty();
         last_clean = record.terminated && record.parse_error.is_none();
         Ok(())
     };
@@ -388,6 +392,10 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
         return Err(e);
     }
     read?;
+    if games > 0 && !any_real_game {
+        let input = if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
+        return Err(SplitError::NoGame { input });
+    }
     if let Some(last) = input {
         let end = tap.borrow().ends[last];
         take(&mut open, end)?;
@@ -448,5 +456,26 @@ mod tests {
         assert_eq!(firsts, [0, 2, 4]);
         let again = split(&config, &NoProgress).unwrap();
         assert_eq!(again.manifest, report.manifest);
+    }
+
+    /// Bytes that are not PGN give no shard and the error that says so
+    /// (pgn-reader reads them as "games" with neither tags nor moves).
+    #[test]
+    fn text_without_a_game_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let junk = dir.path().join("junk.pgn");
+        // A result token among binary bytes: one "game" to pgn-reader.
+        std::fs::write(&junk, b"\x01\x02 * \x03").unwrap();
+        let out_dir = dir.path().join("shards");
+        let config = SplitConfig {
+            inputs: vec![InputSource::File(junk)],
+            games_per_shard: 10,
+            out_dir: out_dir.clone(),
+            compression: ShardCompression::None,
+            force: false,
+        };
+        let err = split(&config, &NoProgress).unwrap_err();
+        assert!(matches!(err, SplitError::NoGame { .. }), "{err}");
+        assert_eq!(std::fs::read_dir(&out_dir).map(|d| d.count()).unwrap_or(0), 0, "a shard was left behind");
     }
 }
