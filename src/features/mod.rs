@@ -632,8 +632,9 @@ impl Default for FeatureLayout {
 #[derive(Clone, Debug, Default)]
 pub struct TermScratch {
     values: Vec<i32>,
-    seen: Vec<bool>,
-    touched: Vec<u32>,
+    /// One bit per term touched in this position: scanning the few words
+    /// of the set gives the terms in order without sorting them.
+    touched: Vec<u64>,
 }
 
 impl TermScratch {
@@ -641,28 +642,27 @@ impl TermScratch {
     /// by term with repeats added up (terms that cancel out are left out).
     pub fn collect(&mut self, layout: &FeatureLayout, ctx: &Context, out: &mut Vec<TermValue>) {
         out.clear();
-        if self.values.len() < layout.term_count() {
-            self.values.resize(layout.term_count(), 0);
-            self.seen.resize(layout.term_count(), false);
+        let terms = layout.term_count();
+        if self.values.len() < terms {
+            self.values.resize(terms, 0);
+            self.touched.resize(terms.div_ceil(64), 0);
         }
-        let (values, seen, touched) = (&mut self.values, &mut self.seen, &mut self.touched);
-        touched.clear();
+        let (values, touched) = (&mut self.values, &mut self.touched);
         layout.visit_terms(ctx, |t, v| {
             if v != 0 {
-                if !seen[t] {
-                    seen[t] = true;
-                    touched.push(t as u32);
-                }
+                touched[t / 64] |= 1 << (t % 64);
                 values[t] += v;
             }
         });
-        touched.sort_unstable();
-        for &t in touched.iter() {
-            let t = t as usize;
-            seen[t] = false;
-            let v = std::mem::take(&mut values[t]);
-            if v != 0 {
-                out.push(TermValue { term: t as u16, value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16 });
+        for (w, word) in touched.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let t = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let v = std::mem::take(&mut values[t]);
+                if v != 0 {
+                    out.push(TermValue { term: t as u16, value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16 });
+                }
             }
         }
     }
