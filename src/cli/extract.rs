@@ -46,7 +46,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub dedupe: bool,
 
-    /// Read evaluation labels from move comments ([%eval 0.35], [%eval #-4], TCEC's wv=1.44) into an `eval` column (centipawns, white's view).
+    /// Read evaluation labels from move comments ([%eval 0.35], [%eval #-4], TCEC's wv=1.44, and match runners' +0.54/12 from the mover's view, as cutechess, fastchess and pgntune write them) into an `eval` column (centipawns, white's view).
     #[arg(long)]
     pub eval_labels: bool,
 

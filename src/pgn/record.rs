@@ -138,11 +138,16 @@ impl Visitor for RecordVisitor {
     }
 
     fn comment(&mut self, movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
+        let game = &mut movetext.current;
         if self.read_evals
-            && let Some(last) = movetext.current.evals.last_mut()
+            && let Some(moved) = game.evals.len().checked_sub(1)
             && let Some(label) = super::labels::eval_label(comment.as_bytes())
         {
-            *last = label;
+            // Who made the move: white makes the even moves of a game that
+            // white starts. A malformed FEN is the replay's to report.
+            let black_starts =
+                game.fen.as_deref().is_some_and(|fen| fen.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()).nth(1) == Some(b"b"));
+            game.evals[moved] = label.white_view((moved % 2 == 0) != black_starts);
         }
         ControlFlow::Continue(())
     }

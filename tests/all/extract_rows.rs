@@ -317,3 +317,32 @@ fn a_failing_output_ends_the_run_with_its_error() {
         assert!(message.contains("disk full"), "--threads {threads}: {message}");
     }
 }
+
+/// Match runners' `{+0.54/12 0.2s}` comments are the mover's view: the
+/// labels come out from white's side, also when a FEN start has black to
+/// move, and a move without such a comment has none.
+#[test]
+fn match_runner_scores_become_white_view_labels() {
+    let text = r#"[Event "m"]
+[Result "1-0"]
+
+1. e4 {book} 1... e5 {-0.30/9 0.1s} 2. Nf3 {+0.45/10 0.2s} 2... Nc6 {-M3/5} 3. Bb5 {a comment} 1-0
+
+[Event "m"]
+[Result "0-1"]
+[FEN "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"]
+[SetUp "1"]
+
+1... Kd7 {+0.25/7} 2. Kd2 {+1.50/8} 0-1
+"#;
+    let filter = FilterConfig { quiet_plies: 0, emit: EmitMode::All, ..FilterConfig::default() };
+    let config = ExtractConfig { filter, labels: true, ..ExtractConfig::default() };
+    let (_, rows) = extract_all(&[memory("m.pgn", text)], &config);
+    let labels: Vec<(u64, u32, Option<f32>)> =
+        (0..rows.plies.len()).map(|r| (rows.games[r], rows.plies[r], Some(rows.evals[r]).filter(|e| !e.is_nan()))).collect();
+    let mate = pgntune::pgn::labels::MATE_LABEL;
+    assert_eq!(
+        labels,
+        vec![(0, 1, None), (0, 2, Some(30.0)), (0, 3, Some(45.0)), (0, 4, Some(mate)), (0, 5, None), (1, 1, Some(-25.0)), (1, 2, Some(150.0)),]
+    );
+}
