@@ -401,7 +401,7 @@ pub struct SelfplayCommand {
     /// Weights both sides start from (preset or file).
     #[arg(long, default_value = crate::presets::DEFAULT_ENGINE)]
     pub weights: String,
-    /// Each pair, each side's piece values (N, B, R, Q) are scaled by a random factor within 1 ± this (in [0, 1)).
+    /// Each pair, each side's piece values (N, B, R, Q) are scaled by a random factor within 1 ± this (in [0, 1)); with 0 both sides are the same engine, so each game gets an opening of its own (a pair would be one game twice).
     #[arg(long, default_value_t = 0.25, allow_negative_numbers = true, value_parser = fraction_below_one)]
     pub vary: f64,
     /// Continue an interrupted self-play run from its state (OUT.state.json); all other options come from the state.

@@ -287,9 +287,19 @@ impl MatchConfig {
         ((g / 2) % self.opponents().max(1)) as usize
     }
 
-    /// The opening of game `g` (both games of a pair share it).
+    /// Whether the two games of a pair would be one game twice: self-play
+    /// whose weights do not vary puts the same engine on both sides, so
+    /// swapping colours over the same opening replays the same moves (at
+    /// fixed nodes exactly). Such a run gives each game an opening of its
+    /// own instead, or half of its training games would be copies.
+    pub fn identical_sides(&self) -> bool {
+        self.kind == RunKind::Selfplay && self.vary_weights == Some(0.0)
+    }
+
+    /// The opening of game `g`: both games of a pair share it, unless the
+    /// sides are identical ([`Self::identical_sides`]).
     pub(super) fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Result<Opening, MatchError> {
-        let round = g / 2 / self.opponents().max(1);
+        let round = if self.identical_sides() { g } else { g / 2 / self.opponents().max(1) };
         match &self.openings {
             OpeningPlan::Suite { openings, shuffled, .. } => {
                 let n = openings.len() as u64;

@@ -83,3 +83,20 @@ fn selfplay_configured_in_code_writes_compressed_games() {
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names, ["sp.pgn.gz"], "working files are removed");
 }
+
+#[test]
+fn selfplay_without_varied_weights_plays_no_game_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sp.pgn");
+    let engine = EngineSpec::bundled("pgntune", "full").unwrap();
+    let mut config = MatchConfig::new(RunKind::Selfplay, vec![engine.clone(), engine], 3, MoveLimits::nodes(300));
+    config.vary_weights = Some(0.0);
+    assert!(config.identical_sides());
+    run_selfplay(SelfplayStart::New(Box::new(SelfplayConfig { config, out: out.clone(), force: false })), &execution()).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    // The movetext of each game: what follows its tags.
+    let games: Vec<&str> = text.split("[Event ").skip(1).map(|g| g.split_once("\n\n").unwrap().1).collect();
+    assert_eq!(games.len(), 6);
+    let distinct: std::collections::HashSet<&str> = games.iter().copied().collect();
+    assert_eq!(distinct.len(), 6, "same engine on both sides: each game needs an opening of its own");
+}
