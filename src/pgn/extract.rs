@@ -634,7 +634,8 @@ impl<'a> Replayer<'a> {
     /// The rows and counts so far, leaving the replayer empty.
     fn take(&mut self, seq: u64) -> BatchOutput {
         self.games = 0;
-        BatchOutput { seq, rows: std::mem::replace(&mut self.rows, RowBatch::new(&self.schema)), stats: std::mem::take(&mut self.stats) }
+        let next = RowBatch::with_capacity_of(&self.schema, &self.rows);
+        BatchOutput { seq, rows: std::mem::replace(&mut self.rows, next), stats: std::mem::take(&mut self.stats) }
     }
 }
 
