@@ -145,24 +145,6 @@ impl RowBatch {
         RowBatch { tags: vec![Vec::new(); schema.tags.len()], ..RowBatch::default() }
     }
 
-    /// An empty batch for `schema` with room for as many rows and terms
-    /// as `like` holds: the next batch of a stream is usually about as big
-    /// as the last, and growing its columns from nothing copied each of
-    /// them about twice over.
-    pub fn with_capacity_of(schema: &Schema, like: &RowBatch) -> RowBatch {
-        let rows = like.len();
-        let mut batch = RowBatch::new(schema);
-        batch.terms.reserve(like.terms.len());
-        batch.ends.reserve(rows);
-        batch.phases.reserve(rows);
-        batch.results.reserve(rows);
-        batch.evals.reserve(like.evals.len());
-        batch.games.reserve(rows);
-        batch.plies.reserve(rows);
-        batch.keys.reserve(like.keys.len());
-        batch
-    }
-
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.results.len()
