@@ -12,6 +12,11 @@ use pgntune::features::FeatureLayout;
 use pgntune::pgn::extract::NoProgress;
 use pgntune::pgn::{ExtractConfig, InputSource, extract};
 
+/// The binary's allocator (see `src/main.rs`), so that the example measures
+/// what `pgntune tune` and `extract` do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let sets = args.next().unwrap_or_else(|| "full".to_string());

@@ -91,13 +91,13 @@ impl Positions {
 
     /// Appends one position.
     pub fn push(&mut self, terms: &[TermValue], phase: u8, score: f32, eval: f32, game: u64) {
-        for t in terms {
-            let mut value = i32::from(t.value);
-            while value != 0 {
-                let part = value.clamp(VALUE_MIN, VALUE_MAX);
-                self.entries.push(pack(usize::from(t.term), part));
-                value -= part;
-            }
+        // Nearly every count fits in one entry: then the entries are the
+        // terms mapped one to one, which `extend` writes without checking
+        // the capacity per entry.
+        if terms.iter().all(|t| t.value != 0 && (VALUE_MIN..=VALUE_MAX).contains(&i32::from(t.value))) {
+            self.entries.extend(terms.iter().map(|t| pack(usize::from(t.term), i32::from(t.value))));
+        } else {
+            self.push_split(terms);
         }
         self.ends.push(self.entries.len() as u64);
         self.phases.push(phase);
@@ -106,8 +106,28 @@ impl Positions {
         self.games.push(game);
     }
 
+    /// The entries of `terms` when a count needs several entries (or is zero).
+    fn push_split(&mut self, terms: &[TermValue]) {
+        for t in terms {
+            let mut value = i32::from(t.value);
+            while value != 0 {
+                let part = value.clamp(VALUE_MIN, VALUE_MAX);
+                self.entries.push(pack(usize::from(t.term), part));
+                value -= part;
+            }
+        }
+    }
+
     /// Appends every row of an extraction batch, with game ids offset by `game_base`.
     pub fn push_batch(&mut self, batch: &RowBatch, game_base: u64) {
+        // Room for the whole batch at once (at least one entry per term).
+        self.entries.reserve(batch.terms.len());
+        for column in [&mut self.scores, &mut self.evals] {
+            column.reserve(batch.len());
+        }
+        self.ends.reserve(batch.len());
+        self.phases.reserve(batch.len());
+        self.games.reserve(batch.len());
         for i in 0..batch.len() {
             let eval = batch.evals.get(i).copied().unwrap_or(f32::NAN);
             self.push(batch.row_terms(i), batch.phases[i], batch.results[i].score() as f32, eval, game_base + batch.games[i]);

@@ -52,6 +52,7 @@ pub mod mobility;
 pub mod pawns;
 pub mod pst;
 pub mod rooks;
+mod scratch;
 pub mod simple;
 pub mod threats;
 
@@ -68,6 +69,7 @@ pub use mobility::Mobility;
 pub use pawns::Pawns;
 pub use pst::Pst;
 pub use rooks::Rooks;
+pub use scratch::TermScratch;
 pub use simple::{BishopPair, MaterialTapered, Tempo};
 pub use threats::Threats;
 
@@ -625,46 +627,6 @@ impl FeatureLayout {
 impl Default for FeatureLayout {
     fn default() -> Self {
         FeatureLayout::new(&[FeatureSet::Material])
-    }
-}
-
-/// Reusable scratch space for collecting a position's terms.
-#[derive(Clone, Debug, Default)]
-pub struct TermScratch {
-    values: Vec<i32>,
-    /// One bit per term touched in this position: scanning the few words
-    /// of the set gives the terms in order without sorting them.
-    touched: Vec<u64>,
-}
-
-impl TermScratch {
-    /// Collects the non-zero terms of `ctx`'s position into `out`, sorted
-    /// by term with repeats added up (terms that cancel out are left out).
-    pub fn collect(&mut self, layout: &FeatureLayout, ctx: &Context, out: &mut Vec<TermValue>) {
-        out.clear();
-        let terms = layout.term_count();
-        if self.values.len() < terms {
-            self.values.resize(terms, 0);
-            self.touched.resize(terms.div_ceil(64), 0);
-        }
-        let (values, touched) = (&mut self.values, &mut self.touched);
-        layout.visit_terms(ctx, |t, v| {
-            if v != 0 {
-                touched[t / 64] |= 1 << (t % 64);
-                values[t] += v;
-            }
-        });
-        for (w, word) in touched.iter_mut().enumerate() {
-            let mut bits = std::mem::take(word);
-            while bits != 0 {
-                let t = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let v = std::mem::take(&mut values[t]);
-                if v != 0 {
-                    out.push(TermValue { term: t as u16, value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16 });
-                }
-            }
-        }
     }
 }
 

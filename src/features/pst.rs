@@ -14,9 +14,9 @@
 //! so beside a material set their level is not identified: each role's table
 //! is one [`TermGroup`], and the fitter keeps its level fixed.
 
-use shakmaty::{Chess, Color, Role, Square};
+use shakmaty::{Bitboard, Chess, Role, Square};
 
-use super::context::{Context, relative_square, sign};
+use super::context::Context;
 use super::{GroupSum, TermGroup};
 
 /// The piece-square feature set.
@@ -68,18 +68,36 @@ impl Pst {
             .collect()
     }
 
-    /// Calls `emit(term, ±1)` for every piece on the board.
+    /// Calls `emit(term, ±1)` for every piece on the board, except that a
+    /// white and a black piece on mirrored squares (which cancel) are left
+    /// out (see [`Pst::visit_roles`]).
     #[inline]
     pub fn visit<F: FnMut(usize, i32)>(ctx: &Context, mut emit: F) {
-        let board = ctx.board;
-        for color in [Color::White, Color::Black] {
-            let s = sign(color);
-            let ours = board.by_color(color);
-            for (r, &role) in Self::ROLES.iter().enumerate() {
-                for square in board.by_role(role) & ours {
-                    emit(r * 64 + relative_square(color, square) as usize, s);
-                }
+        Self::visit_roles(ctx, |r, plus, minus| {
+            for square in Bitboard(plus) {
+                emit(r * 64 + square as usize, 1);
             }
+            for square in Bitboard(minus) {
+                emit(r * 64 + square as usize, -1);
+            }
+        });
+    }
+
+    /// The table one role at a time, as bits: calls `emit_role(r, plus,
+    /// minus)` for role index `r` (the order of [`Pst::ROLES`]) with the
+    /// squares, from each piece's own side, whose term counts `+1` (a white
+    /// piece and no black one on the mirrored square) and `-1` (the
+    /// reverse). These are the table's values; [`Pst::visit`] reports them
+    /// square by square, extraction copies them out whole (a role's terms
+    /// are its 64 squares in order, so the bits are already sorted).
+    #[inline]
+    pub fn visit_roles<F: FnMut(usize, u64, u64)>(ctx: &Context, mut emit_role: F) {
+        let board = ctx.board;
+        for (r, &role) in Self::ROLES.iter().enumerate() {
+            let pieces = board.by_role(role);
+            // A black piece's square mirrored is the square of its term.
+            let (white, black) = ((pieces & board.white()).0, (pieces & board.black()).flip_vertical().0);
+            emit_role(r, white & !black, black & !white);
         }
     }
 

@@ -308,7 +308,8 @@ where
     let threads = if config.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { config.threads };
     let mut stats = ExtractStats::default();
     let mut seen: Option<rustc_hash::FxHashSet<u64>> = config.dedupe.then(Default::default);
-    let mut deliver = |mut out: BatchOutput| -> Result<(), ExtractError> {
+    // Gives back the batch's rows, cleared, for the next batch to fill.
+    let mut deliver = |mut out: BatchOutput| -> Result<RowBatch, ExtractError> {
         // Repeats are dropped here, in input order, so that which copy
         // survives does not depend on the threads.
         if let Some(seen) = &mut seen {
@@ -322,7 +323,8 @@ where
         if !out.rows.is_empty() {
             sink(&out.rows)?;
         }
-        Ok(())
+        out.rows.clear();
+        Ok(out.rows)
     };
 
     if threads <= 1 {
@@ -332,7 +334,9 @@ where
         read_games(inputs, config, &counters, progress, |game| {
             replayer.process(&game);
             if replayer.games == GAMES_PER_BATCH {
-                deliver(replayer.take(0))?;
+                // The same buffers for every batch: fresh ones grew from
+                // nothing each time, and their pages were zeroed anew.
+                replayer.rows = deliver(replayer.take(0))?;
             }
             Ok(true)
         })?;
@@ -358,7 +362,7 @@ fn run_parallel(
     counters: &ByteCounters,
     progress: &dyn Progress,
     names: &[String],
-    deliver: &mut dyn FnMut(BatchOutput) -> Result<(), ExtractError>,
+    deliver: &mut dyn FnMut(BatchOutput) -> Result<RowBatch, ExtractError>,
 ) -> Result<(), ExtractError> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| ExtractError::Threads(e.to_string()))?;
     #[allow(clippy::large_enum_variant)] // nearly every message is a Batch: boxing it would only add allocations

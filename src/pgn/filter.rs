@@ -120,7 +120,8 @@ pub struct QuietFilter<'a> {
     /// Whether the phase is part of the vector (tapered layouts).
     tapered: bool,
     quiet: u32,
-    /// The current position's terms and phase, valid unless `stale`.
+    /// The current position's terms and phase, valid unless `stale`, or
+    /// once `shown` in `changes` mode (then they are not read again).
     current: Vec<TermValue>,
     phase: u8,
     scratch: TermScratch,
@@ -190,17 +191,22 @@ impl<'a> QuietFilter<'a> {
                 return None;
             }
             self.shown = true;
+            // The phase matters only where it enters the vector.
+            let (current, tapered) = (&self.current, self.tapered);
+            if matches!(&self.last, Some((terms, phase)) if terms == current && (!tapered || *phase == self.phase)) {
+                return None;
+            }
             match &mut self.last {
-                // The phase matters only where it enters the vector.
-                Some((terms, phase)) if *terms == self.current && (!self.tapered || *phase == self.phase) => {
-                    return None;
-                }
+                // Swapped, not copied: a shown vector is never read again
+                // (it is recomputed before the next row; see `shown`).
                 Some((terms, phase)) => {
-                    terms.clone_from(&self.current);
+                    std::mem::swap(terms, &mut self.current);
                     *phase = self.phase;
                 }
                 None => self.last = Some((self.current.clone(), self.phase)),
             }
+            let (terms, phase) = self.last.as_ref().expect("set just above");
+            return Some(QuietRow { terms, phase: *phase });
         }
         Some(QuietRow { terms: &self.current, phase: self.phase })
     }
