@@ -90,9 +90,9 @@ import json, sys
 path, name, columns, full, without = sys.argv[1:]
 r = json.load(open(path))["results"][0]
 g, e = r["games"], r["pentanomial"]
-# A match too short or too one-sided for an estimate has none (NaN).
-elo, ci = (float("nan") if e.get(k) is None else e[k] for k in ("elo", "elo_ci95"))
-print(f'{name},{columns},{full},{without},{g["wins"] + g["draws"] + g["losses"]},{g["wins"]},{g["draws"]},{g["losses"]},{elo:.1f},{ci:.1f}')
+# A match too short or too one-sided for an estimate has none (an empty field).
+elo, ci = ("" if e.get(k) is None else f"{e[k]:.1f}" for k in ("elo", "elo_ci95"))
+print(f'{name},{columns},{full},{without},{g["wins"] + g["draws"] + g["losses"]},{g["wins"]},{g["draws"]},{g["losses"]},{elo},{ci}')
 PY
     done
     mv "$out/ablation.csv.part" "$out/ablation.csv"
