@@ -268,7 +268,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;
     check_threads("--threads", args.threads, args.fit.force)?;
-    let name = args.datasets[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = weights_name(args.fit.weights_out.as_deref(), &args.datasets[0]);
     // pgnlearn's .mat files hold the article's material rows: the dense fitter's.
     let pgnlearn = args.datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
     let epd_layout = FeatureLayout::parse(&args.epd_features).context("--epd-features")?;
@@ -330,6 +330,16 @@ fn bundled_sample() -> Result<String> {
     bail!("no input given, and the bundled sample {BUNDLED_SAMPLE} is not here (run from the repository root, or name PGN files)")
 }
 
+/// The name written into the weights: the stem of `--weights-out` (what
+/// the user called them: `tuned.toml` plays as "tuned" in matches), else
+/// the first input's (`OpenRating.pgn` gives "OpenRating").
+fn weights_name(weights_out: Option<&Path>, first_input: &Path) -> String {
+    let stem = |p: &Path| {
+        p.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('.').next()).filter(|s| !s.is_empty() && *s != "-").map(str::to_string)
+    };
+    weights_out.and_then(stem).or_else(|| stem(first_input)).unwrap_or_else(|| "weights".to_string())
+}
+
 pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let mut extract_config = args.read.config(args.fit.seed)?;
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
@@ -342,7 +352,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     }
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;
-    let name = inputs[0].rsplit('/').next().unwrap_or("tune").split('.').next().unwrap_or("tune").to_string();
+    let name = weights_name(args.fit.weights_out.as_deref(), Path::new(&inputs[0]));
     if args.fit.wants_tuner(&extract_config.layout, &args.tuner) {
         let settings = args.fit.tuner_settings(args.read.threads)?;
         // Labels are read when they are used.

@@ -225,7 +225,11 @@ fn tune_on_the_bundled_sample_is_deterministic() {
         json.as_object_mut().unwrap().remove("seconds");
         json
     };
-    let (w1, w2) = (dir.path().join("one.toml"), dir.path().join("two.toml"));
+    // The same file name in two folders: the weights are named after their file.
+    let (w1, w2) = (dir.path().join("one/w.toml"), dir.path().join("two/w.toml"));
+    for w in [&w1, &w2] {
+        std::fs::create_dir(w.parent().unwrap()).unwrap();
+    }
     let one = run("1", &w1);
     assert_eq!(one, run("2", &w2), "the report depends on the thread count");
     assert_eq!(std::fs::read(&w1).unwrap(), std::fs::read(&w2).unwrap());

@@ -19,7 +19,10 @@ fn tuned_weights_beat_broken_ones_and_tune_then_verify_is_deterministic() {
     let d = dir.path();
     let mut reports = Vec::new();
     for threads in ["1", "2"] {
-        let tuned = format!("tuned{threads}.toml");
+        // One folder per run: the weights are named after their file, and
+        // the names are in the PGNs compared below.
+        std::fs::create_dir(d.join(threads)).unwrap();
+        let tuned = format!("{threads}/tuned.toml");
         pgntune_in(d)
             .arg("tune")
             .arg(bundled_sample())

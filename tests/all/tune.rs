@@ -51,25 +51,29 @@ fn tuning_the_whole_evaluation_is_deterministic() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for threads in ["1", "2"] {
+        // One folder per run: the weights are named after their file.
+        std::fs::create_dir(d.join(threads)).unwrap();
         pgntune_in(d)
             .arg("tune")
             .arg(bundled_sample())
             .args(["-q", "--features", "full", "--quiet", "plies", "--sample", "20", "--iters", "30", "--holdout", "0.2"])
             .args(["-j", threads, "--weights-out"])
-            .arg(format!("w{threads}.toml"))
+            .arg(format!("{threads}/tuned.toml"))
             .args(["--trace"])
-            .arg(format!("t{threads}.csv"))
+            .arg(format!("{threads}/t.csv"))
             .assert()
             .success();
     }
     let read = |n: &str| std::fs::read(d.join(n)).unwrap();
-    assert_eq!(read("w1.toml"), read("w2.toml"));
-    assert_eq!(read("t1.csv"), read("t2.csv"));
-    let trace = String::from_utf8(read("t1.csv")).unwrap();
+    assert_eq!(read("1/tuned.toml"), read("2/tuned.toml"));
+    assert_eq!(read("1/t.csv"), read("2/t.csv"));
+    // Named as the user named the file, not after the sample it came from.
+    assert!(String::from_utf8(read("1/tuned.toml")).unwrap().contains("name = \"tuned\"\n"));
+    let trace = String::from_utf8(read("1/t.csv")).unwrap();
     assert!(trace.starts_with("iteration,train_loss,holdout_loss\n0,"));
     // The held-out loss is recorded every iteration.
     assert!(trace.lines().nth(5).unwrap().split(',').nth(2).unwrap().parse::<f64>().is_ok(), "{trace}");
-    let shown = stdout_of(pgntune_in(d).args(["weights", "show", "w1.toml"]));
+    let shown = stdout_of(pgntune_in(d).args(["weights", "show", "1/tuned.toml"]));
     assert!(shown.contains("N middlegame") && shown.contains("passed_r6"), "{shown}");
 }
 
