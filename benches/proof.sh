@@ -10,7 +10,7 @@
 #   tune        tuned.toml from those games plus the bundled sample
 #   verify      SPRT [0, 10] of tuned.toml against the hand-set full preset
 #               at 10,000 nodes per move
-#   classical   400 games of tuned.toml against the classical preset at
+#   classical   200 games of tuned.toml against the classical preset at
 #               10,000 nodes per move
 #   timed       400 games of tuned.toml against full at 10+0.1
 #   stockfish   100 games each against Stockfish UCI_Elo 2100 and 2300, 10+0.1
