@@ -8,10 +8,10 @@ use super::{Context, FeatureLayout, FeatureSet, Pst, TermValue};
 /// Reusable scratch space for collecting a position's terms.
 #[derive(Clone, Debug, Default)]
 pub struct TermScratch {
-    values: Vec<i32>,
-    /// One bit per term touched in this position: scanning the few words
-    /// of the set gives the terms in order without sorting them.
-    touched: Vec<u64>,
+    /// Each term's sum so far, zero for every term between positions. A
+    /// sum never leaves `i16`: a term counts pieces, squares or pawns, at
+    /// most a few dozen per position.
+    values: Vec<i16>,
 }
 
 impl TermScratch {
@@ -19,17 +19,18 @@ impl TermScratch {
     /// by term with repeats added up (terms that cancel out are left out).
     pub fn collect(&mut self, layout: &FeatureLayout, ctx: &Context, out: &mut Vec<TermValue>) {
         let terms = layout.term_count();
-        let words = terms.div_ceil(64);
-        if self.values.len() < terms {
-            self.values.resize(terms, 0);
-            self.touched.resize(words, 0);
+        // Whole blocks of 64 sums, for the drain.
+        let padded = terms.div_ceil(64) * 64;
+        if self.values.len() < padded {
+            self.values.resize(padded, 0);
         }
-        // Slices rather than the vectors: the closure is inlined at every
-        // emit of every set, and through slices the bounds stay in
+        // A slice rather than the vector: the closure is inlined at every
+        // emit of every set, and through a slice the bounds stay in
         // registers instead of being reloaded after each store.
-        let values = &mut self.values[..terms];
-        let touched = &mut self.touched[..words];
+        let values = &mut self.values[..padded];
         out.clear();
+        // The first term not yet drained into `out`.
+        let mut drained = 0;
         // The sets in layout order, which is term order: each set's terms
         // come after those of the sets before it.
         for placed in &layout.sets {
@@ -38,8 +39,9 @@ impl TermScratch {
                 // The table comes as sorted bits with values ±1 (see
                 // `Pst::visit_roles`): the terms before it are drained, and
                 // its own go straight out, a third of a row's terms that
-                // then never pass through the bit set.
-                drain(touched, values, out);
+                // then never pass through `values`.
+                drain(values, drained..offset, out);
+                drained = offset + placed.set.term_count();
                 Pst::visit_roles(ctx, |r, plus, minus| {
                     let first = offset + r * 64;
                     for square in Bitboard(plus | minus) {
@@ -48,39 +50,68 @@ impl TermScratch {
                     }
                 });
             } else {
-                // No test of `v` here: a zero adds nothing and the drain drops it.
+                // No test of `v` here: a zero adds nothing and the drain skips it.
                 placed.set.visit(ctx, |t, v| {
                     let t = offset + t;
-                    touched[t / 64] |= 1 << (t % 64);
-                    values[t] += v;
+                    values[t] = values[t].wrapping_add(v as i16);
                 });
             }
         }
-        drain(touched, values, out);
+        drain(values, drained..terms, out);
     }
 }
 
-/// Appends the touched terms to `out` in term order, with their sums (the
-/// non-zero ones), and clears them.
+/// Appends the non-zero sums of `values[range]` to `out` in term order,
+/// and zeroes them. Every sum outside the range is zero at this point.
+///
+/// The sets' terms are found by scanning their sums rather than by
+/// remembering which were touched: a set bit per emitted term was a
+/// read-modify-write on a few shared words, a chain of store-to-load
+/// forwards through every set, and it cost more than this scan, whose
+/// test for zero runs on sixteen sums at a time ([`non_zero`]).
 #[inline]
-fn drain(touched: &mut [u64], values: &mut [i32], out: &mut Vec<TermValue>) {
-    // Every touched term gets a slot and the length advances only past
-    // non-zero sums, so a term that cancelled out (a white and a black pawn
-    // on mirrored squares, equal mobilities) is overwritten by the next one.
-    // Whether a sum is zero is a coin toss to the branch predictor; a
-    // branch on it cost more than the rest of the drain.
-    let slots: usize = touched.iter().map(|w| w.count_ones() as usize).sum();
-    let mut len = out.len();
-    out.resize(len + slots, TermValue { term: 0, value: 0 });
-    for (w, (word, chunk)) in touched.iter_mut().zip(values.chunks_mut(64)).enumerate() {
-        let mut bits = std::mem::take(word);
+fn drain(values: &mut [i16], range: std::ops::Range<usize>, out: &mut Vec<TermValue>) {
+    // Whole blocks of 64, aligned: the sums around the range are zero.
+    let first = range.start / 64 * 64;
+    let last = range.end.div_ceil(64) * 64;
+    for (c, block) in values[first..last].chunks_exact_mut(64).enumerate() {
+        let mut bits = 0u64;
+        for (k, sixteen) in block.chunks_exact(16).enumerate() {
+            bits |= u64::from(non_zero(sixteen.try_into().expect("16 sums"))) << (16 * k);
+        }
         while bits != 0 {
-            let bit = bits.trailing_zeros() as usize;
+            let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let v = std::mem::take(&mut chunk[bit]);
-            out[len] = TermValue { term: (w * 64 + bit) as u16, value: v.clamp(i16::MIN.into(), i16::MAX.into()) as i16 };
-            len += usize::from(v != 0);
+            out.push(TermValue { term: (first + c * 64 + i) as u16, value: std::mem::take(&mut block[i]) });
         }
     }
-    out.truncate(len);
+}
+
+/// Bit `i` set where `sums[i]` is not zero: two vector compares, a pack
+/// and a move of the byte mask (the compiler does not find this for the
+/// plain loop below).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+fn non_zero(sums: &[i16; 16]) -> u16 {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_setzero_si128};
+    let at = sums.as_ptr().cast::<__m128i>();
+    // SAFETY: SSE2 is enabled (the `cfg` above; every x86-64 has it), and
+    // the two unaligned 16-byte loads read exactly the 32 bytes of `sums`.
+    let equal = unsafe {
+        let zero = _mm_setzero_si128();
+        let (low, high) = (_mm_cmpeq_epi16(_mm_loadu_si128(at), zero), _mm_cmpeq_epi16(_mm_loadu_si128(at.add(1)), zero));
+        _mm_movemask_epi8(_mm_packs_epi16(low, high))
+    };
+    !(equal as u16)
+}
+
+/// Bit `i` set where `sums[i]` is not zero.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+fn non_zero(sums: &[i16; 16]) -> u16 {
+    let mut bits = 0u16;
+    for (i, &v) in sums.iter().enumerate() {
+        bits |= u16::from(v != 0) << i;
+    }
+    bits
 }
