@@ -44,10 +44,12 @@ impl TermScratch {
                 drained = offset + placed.set.term_count();
                 Pst::visit_roles(ctx, |r, plus, minus| {
                     let first = offset + r * 64;
-                    for square in Bitboard(plus | minus) {
+                    // `extend` from the squares, whose number is known,
+                    // reserves once instead of checking the room per term.
+                    out.extend(Bitboard(plus | minus).into_iter().map(|square| {
                         let value = if plus & (1 << square as u32) != 0 { 1 } else { -1 };
-                        out.push(TermValue { term: (first + square as usize) as u16, value });
-                    }
+                        TermValue { term: (first + square as usize) as u16, value }
+                    }));
                 });
             } else {
                 // No test of `v` here: a zero adds nothing and the drain skips it.
