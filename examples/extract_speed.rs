@@ -3,7 +3,8 @@
 //!
 //! Usage: cargo run --release --example extract_speed [SETS] [THREADS] [PGN...]
 //! (defaults: full, 1, every file of ../shared/data/human). Prints MB of PGN
-//! text per second, the best of three runs. With `EXTRACT_SINK=rows` the
+//! text per second, the best of three runs (`RUNS=1`: one cold run, which
+//! takes all its memory fresh from the kernel). With `EXTRACT_SINK=rows` the
 //! rows are counted and dropped instead of stored: extraction alone, without
 //! the copy into the tuner's memory (which runs on one thread).
 
@@ -38,7 +39,8 @@ fn main() {
     let store = std::env::var("EXTRACT_SINK").map_or(true, |sink| sink != "rows");
     let mut best = f64::INFINITY;
     let (mut rows, mut bytes) = (0, 0);
-    for _ in 0..3 {
+    let runs: usize = std::env::var("RUNS").map_or(3, |r| r.parse().expect("RUNS is a number"));
+    for _ in 0..runs {
         let mut positions = Positions::new(layout.clone()).unwrap();
         let mut counted = 0;
         let started = Instant::now();

@@ -37,13 +37,86 @@ pub fn unpack(entry: u16) -> (usize, i32) {
     (term, value)
 }
 
+/// Entries per block of [`Entries`]: 64 MiB of them (256 in the unit
+/// tests, so that they cross blocks).
+#[cfg(not(test))]
+const BLOCK_BITS: u32 = 25;
+#[cfg(test)]
+const BLOCK_BITS: u32 = 8;
+const BLOCK: usize = 1 << BLOCK_BITS;
+const IN_BLOCK: u64 = BLOCK as u64 - 1;
+
+/// The most entries one position can have: every term of the largest
+/// layout at the largest count, split into 4-bit parts.
+const MAX_POSITION_ENTRIES: usize = MAX_PACKED_TERMS * (i16::MAX as usize).div_ceil(VALUE_MAX as usize);
+// Any position fits in a block.
+#[cfg(not(test))]
+const _: () = assert!(MAX_POSITION_ENTRIES < BLOCK);
+
+/// Every position's packed entries, one position after another, in blocks
+/// that never move. A position's entries lie in one block: when they do
+/// not fit in the last one, a new block begins and the old one keeps its
+/// spare room.
+///
+/// One vector growing by doubling copied everything stored so far at each
+/// step, held the old and the new copy at once, and took its fresh memory
+/// from the kernel 4 KiB at a time: storing the whole human collection's
+/// rows spent a fifth of its time in the kernel zeroing pages. A block is
+/// one allocation of its full size, which the kernel can back with huge
+/// pages, and which is never copied.
+///
+/// An entry's *address* is its block's index times [`BLOCK`] plus its
+/// place in the block. A position's end address is always inside its
+/// block (a block never fills up to its last entry), so it names the
+/// block; its start is the previous position's end in the same block, or
+/// the block's first entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Entries {
+    blocks: Vec<Vec<u16>>,
+}
+
+impl Entries {
+    /// Appends one position's entries (`n` of them, from `entries`) and
+    /// returns its end address.
+    #[inline]
+    fn push(&mut self, n: usize, entries: impl Iterator<Item = u16>) -> u64 {
+        debug_assert!(n < BLOCK, "a position has fewer entries than a block");
+        if self.blocks.last().is_none_or(|block| block.len() + n >= BLOCK) {
+            // The first block grows as it fills, so that a small dataset
+            // stays small; a second block means a large one.
+            self.blocks.push(if self.blocks.is_empty() { Vec::new() } else { Vec::with_capacity(BLOCK) });
+        }
+        let index = self.blocks.len() - 1;
+        let block = &mut self.blocks[index];
+        block.extend(entries);
+        ((index as u64) << BLOCK_BITS) | block.len() as u64
+    }
+
+    /// The entries between the start of a position and its end address.
+    #[inline]
+    fn get(&self, start: u64, end: u64) -> &[u16] {
+        &self.blocks[(end >> BLOCK_BITS) as usize][(start & IN_BLOCK) as usize..(end & IN_BLOCK) as usize]
+    }
+
+    /// Number of entries.
+    fn len(&self) -> usize {
+        self.blocks.iter().map(Vec::len).sum()
+    }
+
+    fn shrink_to_fit(&mut self) {
+        if let Some(last) = self.blocks.last_mut() {
+            last.shrink_to_fit();
+        }
+    }
+}
+
 /// Training positions of one feature layout.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Positions {
     layout: FeatureLayout,
-    /// Every position's packed terms, one position after another.
-    entries: Vec<u16>,
-    /// Where each position's entries end.
+    /// Every position's packed terms.
+    entries: Entries,
+    /// The address where each position's entries end (see [`Entries`]).
     ends: Vec<u64>,
     /// Each position's phase (0 to 24).
     phases: Vec<u8>,
@@ -71,7 +144,15 @@ impl Positions {
         if layout.term_count() > MAX_PACKED_TERMS {
             return Err(TooManyTerms { spec: layout.spec(), terms: layout.term_count() });
         }
-        Ok(Positions { layout, entries: Vec::new(), ends: Vec::new(), phases: Vec::new(), scores: Vec::new(), evals: Vec::new(), games: Vec::new() })
+        Ok(Positions {
+            layout,
+            entries: Entries::default(),
+            ends: Vec::new(),
+            phases: Vec::new(),
+            scores: Vec::new(),
+            evals: Vec::new(),
+            games: Vec::new(),
+        })
     }
 
     /// The feature layout.
@@ -94,34 +175,21 @@ impl Positions {
         // Nearly every count fits in one entry: then the entries are the
         // terms mapped one to one, which `extend` writes without checking
         // the capacity per entry.
-        if terms.iter().all(|t| t.value != 0 && (VALUE_MIN..=VALUE_MAX).contains(&i32::from(t.value))) {
-            self.entries.extend(terms.iter().map(|t| pack(usize::from(t.term), i32::from(t.value))));
+        let end = if terms.iter().all(|t| t.value != 0 && (VALUE_MIN..=VALUE_MAX).contains(&i32::from(t.value))) {
+            self.entries.push(terms.len(), terms.iter().map(|t| pack(usize::from(t.term), i32::from(t.value))))
         } else {
-            self.push_split(terms);
-        }
-        self.ends.push(self.entries.len() as u64);
+            let split = split_entries(terms);
+            self.entries.push(split.len(), split.into_iter())
+        };
+        self.ends.push(end);
         self.phases.push(phase);
         self.scores.push(score);
         self.evals.push(eval);
         self.games.push(game);
     }
 
-    /// The entries of `terms` when a count needs several entries (or is zero).
-    fn push_split(&mut self, terms: &[TermValue]) {
-        for t in terms {
-            let mut value = i32::from(t.value);
-            while value != 0 {
-                let part = value.clamp(VALUE_MIN, VALUE_MAX);
-                self.entries.push(pack(usize::from(t.term), part));
-                value -= part;
-            }
-        }
-    }
-
     /// Appends every row of an extraction batch, with game ids offset by `game_base`.
     pub fn push_batch(&mut self, batch: &RowBatch, game_base: u64) {
-        // Room for the whole batch at once (at least one entry per term).
-        self.entries.reserve(batch.terms.len());
         for column in [&mut self.scores, &mut self.evals] {
             column.reserve(batch.len());
         }
@@ -137,9 +205,11 @@ impl Positions {
     /// Appends all positions of `other` (same layout), with game ids offset by `game_base`.
     pub fn append(&mut self, other: &Positions, game_base: u64) {
         debug_assert_eq!(self.layout, other.layout);
-        let base = self.entries.len() as u64;
-        self.entries.extend_from_slice(&other.entries);
-        self.ends.extend(other.ends.iter().map(|e| e + base));
+        for i in 0..other.len() {
+            let entries = other.entries(i);
+            let end = self.entries.push(entries.len(), entries.iter().copied());
+            self.ends.push(end);
+        }
         self.phases.extend_from_slice(&other.phases);
         self.scores.extend_from_slice(&other.scores);
         self.evals.extend_from_slice(&other.evals);
@@ -149,8 +219,12 @@ impl Positions {
     /// The packed entries of position `i` (see [`unpack`]).
     #[inline]
     pub fn entries(&self, i: usize) -> &[u16] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.entries[start..self.ends[i] as usize]
+        let end = self.ends[i];
+        let start = match i.checked_sub(1).map(|previous| self.ends[previous]) {
+            Some(previous) if previous >> BLOCK_BITS == end >> BLOCK_BITS => previous,
+            _ => end & !IN_BLOCK,
+        };
+        self.entries.get(start, end)
     }
 
     /// The terms of position `i`, merged and sorted (as extraction made them).
@@ -237,8 +311,9 @@ impl Positions {
         let mut out = Positions::new(self.layout.clone()).expect("same layout");
         for i in 0..self.len() {
             if keep(i) {
-                out.entries.extend_from_slice(self.entries(i));
-                out.ends.push(out.entries.len() as u64);
+                let entries = self.entries(i);
+                let end = out.entries.push(entries.len(), entries.iter().copied());
+                out.ends.push(end);
                 out.phases.push(self.phases[i]);
                 out.scores.push(self.scores[i]);
                 out.evals.push(self.evals[i]);
@@ -262,6 +337,20 @@ impl Positions {
         self.evals.shrink_to_fit();
         self.games.shrink_to_fit();
     }
+}
+
+/// The entries of `terms` when a count needs several entries (or is zero).
+fn split_entries(terms: &[TermValue]) -> Vec<u16> {
+    let mut entries = Vec::new();
+    for t in terms {
+        let mut value = i32::from(t.value);
+        while value != 0 {
+            let part = value.clamp(VALUE_MIN, VALUE_MAX);
+            entries.push(pack(usize::from(t.term), part));
+            value -= part;
+        }
+    }
+    entries
 }
 
 #[cfg(test)]
@@ -291,6 +380,39 @@ mod tests {
         assert_eq!(x, [8.0, 0.0, 3.0, 0.0, -9.0]);
         assert_eq!(p.terms(0), terms);
         assert_eq!((p.score(0), p.game(0), p.result(0)), (1.0, 7, GameResult::WhiteWins));
+    }
+
+    /// Positions of every size, from none to nearly a block (of 256 entries
+    /// in the tests), read back whole across many blocks, also after
+    /// `filter` and `append`.
+    #[test]
+    fn positions_cross_blocks_whole() {
+        let layout = FeatureLayout::parse("material,pst").unwrap();
+        let row = |i: usize| -> Vec<TermValue> {
+            let n = [0, 1, 37, 200, 254, 255, 3][i % 7].min(layout.term_count());
+            (0..n).map(|t| TermValue { term: t as u16, value: if (t + i) % 3 == 0 { -1 } else { 2 } }).collect()
+        };
+        let mut p = Positions::new(layout.clone()).unwrap();
+        let count = 300;
+        for i in 0..count {
+            p.push(&row(i), (i % 25) as u8, 0.5, i as f32, i as u64);
+        }
+        assert!(p.entries.blocks.len() > 100, "{} blocks", p.entries.blocks.len());
+        assert!(p.entries.blocks.iter().all(|b| b.len() < BLOCK));
+        for i in 0..count {
+            assert_eq!(p.terms(i), row(i), "position {i}");
+            assert_eq!((p.phase(i), p.eval(i), p.game(i)), ((i % 25) as u8, i as f32, i as u64));
+        }
+        assert_eq!(p.memory_bytes() - count * 25, (0..count).map(|i| row(i).len() * 2).sum::<usize>());
+        let odd = p.filter(|i| i % 2 == 1);
+        let mut twice = p.clone();
+        twice.append(&p, 1000);
+        for i in 0..count {
+            if i % 2 == 1 {
+                assert_eq!(odd.terms(i / 2), row(i));
+            }
+            assert_eq!((twice.terms(count + i), twice.game(count + i)), (row(i), 1000 + i as u64));
+        }
     }
 
     #[test]
