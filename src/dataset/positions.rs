@@ -48,6 +48,7 @@ const IN_BLOCK: u64 = BLOCK as u64 - 1;
 
 /// The most entries one position can have: every term of the largest
 /// layout at the largest count, split into 4-bit parts.
+#[cfg_attr(test, allow(dead_code))]
 const MAX_POSITION_ENTRIES: usize = MAX_PACKED_TERMS * (i16::MAX as usize).div_ceil(VALUE_MAX as usize);
 // Any position fits in a block.
 #[cfg(not(test))]
@@ -390,7 +391,7 @@ mod tests {
         let layout = FeatureLayout::parse("material,pst").unwrap();
         let row = |i: usize| -> Vec<TermValue> {
             let n = [0, 1, 37, 200, 254, 255, 3][i % 7].min(layout.term_count());
-            (0..n).map(|t| TermValue { term: t as u16, value: if (t + i) % 3 == 0 { -1 } else { 2 } }).collect()
+            (0..n).map(|t| TermValue { term: t as u16, value: if (t + i).is_multiple_of(3) { -1 } else { 2 } }).collect()
         };
         let mut p = Positions::new(layout.clone()).unwrap();
         let count = 300;
