@@ -8,7 +8,10 @@
 #   2. one full-batch gradient over 10 million positions of the full
 #      layout (target: 1 s on 2 cores), with the bytes it reads per second;
 #   3. extraction with the full layout and `--quiet plies`, MB/s per core
-#      (target: 25 MB/s per core).
+#      (target: 25 MB/s per core): into memory as `tune` stores the rows,
+#      the rows alone (EXTRACT_SINK=rows), on one and two threads
+#      (examples/extract_speed.rs, best of three runs), then to a sparse
+#      Parquet file with `pgntune extract`.
 #
 # Usage: benches/tune.sh [PART...]   (parts: tune gradient extract; default all)
 set -euo pipefail
@@ -19,7 +22,7 @@ if [ ! -e "${human[0]}" ]; then
     echo "SKIPPED: ../shared/data/human is absent (the shared game collections are not beside the repository)"
     exit 0
 fi
-cargo build --release --quiet --bin pgntune --example gradient_speed
+cargo build --release --quiet --bin pgntune --example gradient_speed --example extract_speed
 bin=target/release/pgntune
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -48,6 +51,12 @@ tune)
 gradient)
     target/release/examples/gradient_speed 10 ;;
 extract)
+    for threads in 1 2; do
+        for sink in memory rows; do
+            speed=$(EXTRACT_SINK=$sink target/release/examples/extract_speed full $threads "${human[@]}")
+            awk -v j=$threads -v line="$speed" 'BEGIN { n = split(line, w, " "); printf "%s; %.1f MB/s per core\n", line, w[n-1] / j }'
+        done
+    done
     bytes=$(cat "${human[@]}" | wc -c)
     for threads in 1 2; do
         t0=$(date +%s.%N)

@@ -5,7 +5,8 @@
 //! positions, then times (chunk by chunk, best of three passes): building
 //! the shared [`Context`] alone, the attack maps, each set's visit (alone,
 //! and given attack maps already computed by another set), and the whole
-//! `full` layout. Prints ns per position.
+//! `full` layout, also gathered into a sorted sparse row as extraction
+//! does. Prints ns per position.
 //!
 //! Usage: cargo run --profile quick --example eval_sets_speed -- [N] [PGN...]
 //! (default: 1,000,000 positions from ../shared/data/human/*.pgn)
