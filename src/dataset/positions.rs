@@ -207,14 +207,19 @@ impl Positions {
     pub fn append(&mut self, other: &Positions, game_base: u64) {
         debug_assert_eq!(self.layout, other.layout);
         for i in 0..other.len() {
-            let entries = other.entries(i);
-            let end = self.entries.push(entries.len(), entries.iter().copied());
-            self.ends.push(end);
+            self.push_entries(other.entries(i));
         }
         self.phases.extend_from_slice(&other.phases);
         self.scores.extend_from_slice(&other.scores);
         self.evals.extend_from_slice(&other.evals);
         self.games.extend(other.games.iter().map(|g| g + game_base));
+    }
+
+    /// Appends a position's packed entries and their end (its other
+    /// columns are the caller's).
+    fn push_entries(&mut self, entries: &[u16]) {
+        let end = self.entries.push(entries.len(), entries.iter().copied());
+        self.ends.push(end);
     }
 
     /// The packed entries of position `i` (see [`unpack`]).
@@ -312,9 +317,7 @@ impl Positions {
         let mut out = Positions::new(self.layout.clone()).expect("same layout");
         for i in 0..self.len() {
             if keep(i) {
-                let entries = self.entries(i);
-                let end = out.entries.push(entries.len(), entries.iter().copied());
-                out.ends.push(end);
+                out.push_entries(self.entries(i));
                 out.phases.push(self.phases[i]);
                 out.scores.push(self.scores[i]);
                 out.evals.push(self.evals[i]);

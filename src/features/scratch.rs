@@ -111,9 +111,43 @@ fn non_zero(sums: &[i16; 16]) -> u16 {
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline]
 fn non_zero(sums: &[i16; 16]) -> u16 {
+    non_zero_plain(sums)
+}
+
+/// [`non_zero`] as a plain loop: the version for other machines, and what
+/// the vector version is tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn non_zero_plain(sums: &[i16; 16]) -> u16 {
     let mut bits = 0u16;
     for (i, &v) in sums.iter().enumerate() {
         bits |= u16::from(v != 0) << i;
     }
     bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vector_test_for_zero_agrees_with_the_plain_loop() {
+        let mut sums = [0i16; 16];
+        assert_eq!(non_zero(&sums), 0);
+        // Every single non-zero place, with extreme values, then mixtures.
+        for i in 0..16 {
+            for v in [1, -1, i16::MAX, i16::MIN, 256] {
+                sums = [0; 16];
+                sums[i] = v;
+                assert_eq!(non_zero(&sums), 1 << i, "{i} {v}");
+            }
+        }
+        let mut state = 0x9E37_79B9_u32;
+        for _ in 0..1000 {
+            for s in &mut sums {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                *s = if state >> 31 == 0 { 0 } else { (state >> 8) as i16 };
+            }
+            assert_eq!(non_zero(&sums), non_zero_plain(&sums), "{sums:?}");
+        }
+    }
 }
