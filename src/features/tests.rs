@@ -115,6 +115,29 @@ fn sparse_terms_expand_to_the_dense_row() {
 }
 
 #[test]
+fn sparse_columns_are_the_dense_rows_non_zeros_in_column_order() {
+    // Untapered sets between tapered ones, as a layout may mix them.
+    let layout = FeatureLayout::parse("material,pst,imbalance,pawns,mobility,tempo,king_safety").unwrap();
+    let (mut scratch, mut terms, mut pairs) = (TermScratch::default(), Vec::new(), Vec::new());
+    let mut dense = vec![0.0; layout.len()];
+    for fen in FENS {
+        let p = pos(fen);
+        layout.terms_of(&p, &mut scratch, &mut terms);
+        // Every phase, the ends (no mg or no eg column) included.
+        for phase in [0, 1, 12, 23, 24] {
+            layout.expand(&terms, phase, &mut dense);
+            let want: Vec<(usize, f64)> = dense.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(c, &v)| (c, v)).collect();
+            layout.sparse_columns(&terms, phase, &mut pairs);
+            assert_eq!(pairs, want, "{fen} at phase {phase}");
+            // Terms out of order (as a foreign reader might give) come out sorted all the same.
+            let reversed: Vec<TermValue> = terms.iter().rev().copied().collect();
+            layout.sparse_columns(&reversed, phase, &mut pairs);
+            assert_eq!(pairs, want, "{fen} at phase {phase}, reversed");
+        }
+    }
+}
+
+#[test]
 fn every_set_flips_sign_under_colour_swap() {
     let layout = FeatureLayout::new(FeatureSet::ALL);
     let mut scratch = TermScratch::default();
