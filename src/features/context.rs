@@ -74,9 +74,13 @@ impl PieceList {
     };
 
     fn push(&mut self, piece: PieceAttacks) {
-        self.roles[self.len] = Some(piece.role);
-        self.squares[self.len] = piece.square;
-        self.attacks[self.len] = piece.attacks;
+        // `len` stays below the capacity (see above): the mask only spares
+        // the compiler three bounds checks per piece.
+        debug_assert!(self.len < Self::CAPACITY);
+        let i = self.len % Self::CAPACITY;
+        self.roles[i] = Some(piece.role);
+        self.squares[i] = piece.square;
+        self.attacks[i] = piece.attacks;
         self.len += 1;
     }
 
@@ -95,7 +99,12 @@ impl PieceList {
     /// The pieces with their attacks, in order.
     #[inline]
     pub fn iter(&self) -> impl Iterator<Item = PieceAttacks> + '_ {
-        (0..self.len).map(|i| PieceAttacks { role: self.roles[i].unwrap_or(Role::King), square: self.squares[i], attacks: self.attacks[i] })
+        let n = self.len;
+        (self.roles[..n].iter().zip(&self.squares[..n]).zip(&self.attacks[..n])).map(|((role, &square), &attacks)| PieceAttacks {
+            role: role.unwrap_or(Role::King),
+            square,
+            attacks,
+        })
     }
 }
 
@@ -160,21 +169,24 @@ impl Attacks {
             Color::Black => ((ours_pawns & !0x0101_0101_0101_0101) >> 9, (ours_pawns & !0x8080_8080_8080_8080) >> 7),
         };
         let mut twice = Bitboard(left & right);
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
+        // One loop per role, each with its own attack lookup: a single
+        // loop over the roles chose the lookup by a jump per piece.
+        let mut add_role = |role: Role, lookup: &dyn Fn(Square) -> Bitboard| {
+            let mut union = Bitboard::EMPTY;
             for square in board.by_role(role) & ours {
-                let attacks = match role {
-                    Role::Knight => attacks::knight_attacks(square),
-                    Role::Bishop => attacks::bishop_attacks(square, occupied),
-                    Role::Rook => attacks::rook_attacks(square, occupied),
-                    Role::Queen => attacks::queen_attacks(square, occupied),
-                    _ => attacks::king_attacks(square),
-                };
+                let attacks = lookup(square);
                 twice |= all & attacks;
                 all |= attacks;
-                by_role[role as usize - 1] |= attacks;
+                union |= attacks;
                 pieces.push(PieceAttacks { role, square, attacks });
             }
-        }
+            by_role[role as usize - 1] = union;
+        };
+        add_role(Role::Knight, &attacks::knight_attacks);
+        add_role(Role::Bishop, &|square| attacks::bishop_attacks(square, occupied));
+        add_role(Role::Rook, &|square| attacks::rook_attacks(square, occupied));
+        add_role(Role::Queen, &|square| attacks::queen_attacks(square, occupied));
+        add_role(Role::King, &attacks::king_attacks);
         *self.all.get_mut(color) = all;
         *self.twice.get_mut(color) = twice;
     }
