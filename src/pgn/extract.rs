@@ -120,6 +120,11 @@ impl Default for ExtractConfig {
 }
 
 impl ExtractConfig {
+    /// The worker threads to use: `threads`, or one per core when it is 0.
+    pub fn thread_count(&self) -> usize {
+        if self.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.threads }
+    }
+
     /// The columns of the rows this configuration produces.
     pub fn schema(&self) -> Schema {
         Schema { tags: self.tags.clone(), fen: self.fen, eval: self.labels, ..Schema::new(self.layout.clone()) }
@@ -305,7 +310,8 @@ where
     let started = Instant::now();
     let counters = ByteCounters::default();
     let names: Vec<String> = inputs.iter().map(|i| i.to_string()).collect();
-    let threads = if config.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { config.threads };
+    let schema = config.schema();
+    let threads = config.thread_count();
     let mut stats = ExtractStats::default();
     let mut seen: Option<rustc_hash::FxHashSet<u64>> = config.dedupe.then(Default::default);
     // Gives back the batch's rows, cleared, for the next batch to fill.
@@ -330,7 +336,7 @@ where
     if threads <= 1 {
         // Inline: each game is replayed as soon as it is read, while its
         // moves are still in cache; rows go out every GAMES_PER_BATCH games.
-        let mut replayer = Replayer::new(config, &names);
+        let mut replayer = Replayer::new(config, &names, &schema);
         read_games(inputs, config, &counters, progress, |game| {
             replayer.process(&game);
             if replayer.games == GAMES_PER_BATCH {
@@ -342,7 +348,7 @@ where
         })?;
         deliver(replayer.take(0))?;
     } else {
-        run_parallel(inputs, config, threads, &counters, progress, &names, &mut deliver)?;
+        run_parallel(inputs, config, &counters, progress, &names, &schema, &mut deliver)?;
     }
 
     stats.input_bytes = counters.raw.load(Ordering::Relaxed);
@@ -358,12 +364,13 @@ where
 fn run_parallel(
     inputs: &[InputSource],
     config: &ExtractConfig,
-    threads: usize,
     counters: &ByteCounters,
     progress: &dyn Progress,
     names: &[String],
+    schema: &Schema,
     deliver: &mut dyn FnMut(BatchOutput) -> Result<RowBatch, ExtractError>,
 ) -> Result<(), ExtractError> {
+    let threads = config.thread_count();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| ExtractError::Threads(e.to_string()))?;
     #[allow(clippy::large_enum_variant)] // nearly every message is a Batch: boxing it would only add allocations
     enum Message {
@@ -402,7 +409,7 @@ fn run_parallel(
                     batches += 1;
                     let tx = reader_tx.clone();
                     batches_scope.spawn_fifo(move |_| {
-                        let _ = tx.send(Message::Batch(process_batch(batch, config, names, spare_rx.try_recv().ok())));
+                        let _ = tx.send(Message::Batch(process_batch(batch, config, names, schema, spare_rx.try_recv().ok())));
                     });
                     true
                 };
@@ -594,7 +601,7 @@ where
 struct Replayer<'a> {
     config: &'a ExtractConfig,
     names: &'a [String],
-    schema: Schema,
+    schema: &'a Schema,
     rows: RowBatch,
     stats: ExtractStats,
     games: usize,
@@ -605,12 +612,13 @@ struct Replayer<'a> {
 }
 
 impl<'a> Replayer<'a> {
-    fn new(config: &'a ExtractConfig, names: &'a [String]) -> Self {
-        let schema = config.schema();
+    /// `schema` is `config.schema()`, made once per extraction: it names
+    /// every column, hundreds of strings for a whole evaluation.
+    fn new(config: &'a ExtractConfig, names: &'a [String], schema: &'a Schema) -> Self {
         Replayer {
             config,
             names,
-            rows: RowBatch::new(&schema),
+            rows: RowBatch::new(schema),
             schema,
             stats: ExtractStats::default(),
             games: 0,
@@ -643,15 +651,15 @@ impl<'a> Replayer<'a> {
     /// The rows and counts so far, leaving the replayer empty.
     fn take(&mut self, seq: u64) -> BatchOutput {
         self.games = 0;
-        BatchOutput { seq, rows: std::mem::replace(&mut self.rows, RowBatch::new(&self.schema)), stats: std::mem::take(&mut self.stats) }
+        BatchOutput { seq, rows: std::mem::replace(&mut self.rows, RowBatch::new(self.schema)), stats: std::mem::take(&mut self.stats) }
     }
 }
 
 /// Replays a batch of games into rows. Pure: the same batch always gives the same output.
 /// `rows`, when given, is an empty batch of the same schema whose buffers
 /// are reused.
-fn process_batch(batch: GameBatch, config: &ExtractConfig, names: &[String], rows: Option<RowBatch>) -> BatchOutput {
-    let mut replayer = Replayer::new(config, names);
+fn process_batch(batch: GameBatch, config: &ExtractConfig, names: &[String], schema: &Schema, rows: Option<RowBatch>) -> BatchOutput {
+    let mut replayer = Replayer::new(config, names, schema);
     if let Some(rows) = rows {
         debug_assert!(rows.is_empty());
         replayer.rows = rows;
