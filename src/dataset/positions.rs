@@ -46,6 +46,13 @@ const BLOCK_BITS: u32 = 8;
 const BLOCK: usize = 1 << BLOCK_BITS;
 const IN_BLOCK: u64 = BLOCK as u64 - 1;
 
+/// Positions the per-position columns make room for at the first batch
+/// (25 bytes each: 100 MiB of address space, backed as it is written).
+#[cfg(not(test))]
+const INITIAL_POSITIONS: usize = 1 << 22;
+#[cfg(test)]
+const INITIAL_POSITIONS: usize = 16;
+
 /// The most entries one position can have: every term of the largest
 /// layout at the largest count, split into 4-bit parts.
 #[cfg_attr(test, allow(dead_code))]
@@ -83,9 +90,12 @@ impl Entries {
     fn push(&mut self, n: usize, entries: impl Iterator<Item = u16>) -> u64 {
         debug_assert!(n < BLOCK, "a position has fewer entries than a block");
         if self.blocks.last().is_none_or(|block| block.len() + n >= BLOCK) {
-            // The first block grows as it fills, so that a small dataset
-            // stays small; a second block means a large one.
-            self.blocks.push(if self.blocks.is_empty() { Vec::new() } else { Vec::with_capacity(BLOCK) });
+            // Every block, the first too, is reserved whole: the kernel
+            // backs only the pages written, so a small dataset stays small
+            // all the same, and nothing is ever copied to grow. (A first
+            // block that doubled as it filled spent a tenth of a cold run
+            // copying and faulting in pages.)
+            self.blocks.push(Vec::with_capacity(BLOCK));
         }
         let index = self.blocks.len() - 1;
         let block = &mut self.blocks[index];
@@ -191,12 +201,17 @@ impl Positions {
 
     /// Appends every row of an extraction batch, with game ids offset by `game_base`.
     pub fn push_batch(&mut self, batch: &RowBatch, game_base: u64) {
+        // Room for many positions at once (as for the entries' blocks, only
+        // the pages written are backed), so that the columns grow by
+        // copying rarely: from nothing, doubling copied and faulted in
+        // about twice their final size.
+        let wanted = batch.len().max(if self.is_empty() { INITIAL_POSITIONS } else { 0 });
         for column in [&mut self.scores, &mut self.evals] {
-            column.reserve(batch.len());
+            column.reserve(wanted);
         }
-        self.ends.reserve(batch.len());
-        self.phases.reserve(batch.len());
-        self.games.reserve(batch.len());
+        self.ends.reserve(wanted);
+        self.phases.reserve(wanted);
+        self.games.reserve(wanted);
         for i in 0..batch.len() {
             let eval = batch.evals.get(i).copied().unwrap_or(f32::NAN);
             self.push(batch.row_terms(i), batch.phases[i], batch.results[i].score() as f32, eval, game_base + batch.games[i]);
