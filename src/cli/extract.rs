@@ -215,7 +215,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
     let mut writers: Vec<Box<dyn RowWriter>> = Vec::new();
     for path in &args.outputs {
         let format = Format::resolve(path, args.format)?;
-        writers.push(create_writer(path, format, &schema)?);
+        writers.push(create_writer(path, format, &schema, config.thread_count())?);
     }
     let mut score_table = match &args.score_table {
         Some(_) => Some(ScoreTable::new(&schema, &CLASSICAL_SCALE).map_err(anyhow::Error::msg).context("--score-table")?),

@@ -182,7 +182,7 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     let positions: Vec<_> = rows.iter().map(|r| r.position.clone()).collect();
     let labels = crate::engine::label::label_positions(&positions, &evaluator, args.depth as u32, args.hash as usize, &pool);
     let schema = Schema { eval: true, fen: true, ..Schema::new(layout.clone()) };
-    let mut writer = create_writer(&args.output, format, &schema)?;
+    let mut writer = create_writer(&args.output, format, &schema, threads)?;
     let mut batch = RowBatch::new(&schema);
     let (mut scratch, mut terms) = (TermScratch::default(), Vec::new());
     for (row, &label) in rows.iter().zip(&labels) {

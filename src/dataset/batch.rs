@@ -224,6 +224,27 @@ impl RowBatch {
         self.append(&tail);
     }
 
+    /// Moves the rows from `at` on into a new batch, keeping the first `at`.
+    pub fn split_off(&mut self, at: usize) -> RowBatch {
+        fn tail<T>(column: &mut Vec<T>, at: usize) -> Vec<T> {
+            // A column the schema does not use stays empty.
+            if at <= column.len() { column.split_off(at) } else { Vec::new() }
+        }
+        let start = if at == 0 { 0 } else { self.ends[at - 1] };
+        RowBatch {
+            terms: self.terms.split_off(start as usize),
+            ends: self.ends.split_off(at).into_iter().map(|e| e - start).collect(),
+            phases: self.phases.split_off(at),
+            results: self.results.split_off(at),
+            evals: tail(&mut self.evals, at),
+            games: self.games.split_off(at),
+            plies: self.plies.split_off(at),
+            tags: self.tags.iter_mut().map(|column| column.split_off(at)).collect(),
+            fens: tail(&mut self.fens, at),
+            keys: tail(&mut self.keys, at),
+        }
+    }
+
     /// Keeps the first `rows` rows.
     pub fn truncate(&mut self, rows: usize) {
         let end = if rows == 0 { 0 } else { self.ends[rows - 1] as usize };

@@ -62,13 +62,14 @@ pub trait RowWriter: Send {
 }
 
 /// Opens a writer for `path` in `format`. The file appears under its name
-/// only when [`RowWriter::finish`] succeeds.
-pub fn create_writer(path: &Path, format: Format, schema: &Schema) -> Result<Box<dyn RowWriter>, DatasetError> {
+/// only when [`RowWriter::finish`] succeeds. `threads` is for formats that
+/// encode in parallel (Parquet; 0: one per core); the bytes do not depend on it.
+pub fn create_writer(path: &Path, format: Format, schema: &Schema, threads: usize) -> Result<Box<dyn RowWriter>, DatasetError> {
     Ok(match format {
         Format::Mat => Box::new(super::mat::MatWriter::create(path, schema)?),
         Format::Csv => Box::new(super::delimited::DelimitedWriter::create(path, schema, b',')?),
         Format::Tsv => Box::new(super::delimited::DelimitedWriter::create(path, schema, b'\t')?),
-        Format::Parquet => Box::new(super::parquet::ParquetRowWriter::create(path, schema)?),
+        Format::Parquet => Box::new(super::parquet::ParquetRowWriter::create(path, schema, threads)?),
         Format::Octave => Box::new(super::octave::OctaveWriter::create(path, schema)?),
         Format::Epd => Box::new(super::epd::EpdWriter::create(path, schema)?),
         Format::Ijv => Box::new(super::triplets::TripletWriter::create(path, schema)?),

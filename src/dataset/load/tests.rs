@@ -51,7 +51,7 @@ fn round_trip(layout: &str, format: crate::dataset::Format, name: &str, labels: 
     let schema = config.schema();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
-    let mut writer = crate::dataset::create_writer(&path, format, &schema).unwrap();
+    let mut writer = crate::dataset::create_writer(&path, format, &schema, 2).unwrap();
     let mut all = RowBatch::new(&schema);
     let input = InputSource::Memory { name: "t".into(), data: std::sync::Arc::from(PGN.as_bytes()) };
     extract(&[input], &config, &NoProgress, |b| {
