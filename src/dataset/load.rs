@@ -25,8 +25,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use polars::prelude::*;
-
+use self::parquet::read_parquet;
 use super::columns::ColumnDecoder;
 use super::epd::{EpdProblem, read_epd};
 use super::merged::{MergedRows, RowMerger};
@@ -352,88 +351,6 @@ fn read_counts<R: Read>(
     Ok(())
 }
 
-fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
-    let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
-    let file = File::open(path).map_err(io_error(path))?;
-    let mut reader = ParquetReader::new(file);
-    let metadata: Vec<(String, String)> = reader
-        .get_metadata()
-        .map_err(polars_err)?
-        .key_value_metadata()
-        .iter()
-        .flatten()
-        .filter_map(|kv| kv.value.clone().map(|v| (kv.key.clone(), v)))
-        .collect();
-    let frame = reader.finish().map_err(polars_err)?;
-    let names: Vec<String> = frame.get_column_names().iter().map(|n| n.to_string()).collect();
-    let has = |name: &str| names.iter().any(|n| n == name);
-    let as_f64 = |name: &str| -> Result<Vec<Option<f64>>, DatasetError> {
-        let column = frame.column(name).map_err(polars_err)?;
-        let cast = column.cast(&DataType::Float64).map_err(|_| invalid(path, format!("column '{name}' is not numeric")))?;
-        Ok(cast.f64().map_err(polars_err)?.iter().collect())
-    };
-    let results = as_f64("result").map_err(|_| invalid(path, "no numeric 'result' column"))?;
-    let game_ids = if has("game") { Some(as_f64("game")?) } else { None };
-    let evals = if has("eval") { Some(as_f64("eval")?) } else { None };
-    let mut pairs = Vec::new();
-    let mut emit = |i: usize, pairs: &[(usize, f64)], consumer: &mut dyn Consumer| -> Result<(), DatasetError> {
-        let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
-        let score = results[i].ok_or_else(|| at("missing result".into()))?;
-        let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-        let game = game_ids.as_ref().and_then(|g| g[i]);
-        let eval = evals.as_ref().and_then(|e| e[i]).map_or(f32::NAN, |e| e as f32);
-        let id = games.id(game);
-        consumer.row(Row { values: pairs, result, eval }, id).map_err(at)
-    };
-    if has("idx") && has("val") {
-        // The sparse shape: columns named in the metadata.
-        let columns: Vec<String> = metadata
-            .iter()
-            .find(|(k, _)| k == "pgntune.columns")
-            .and_then(|(_, v)| serde_json::from_str(v).ok())
-            .ok_or_else(|| invalid(path, "sparse rows (idx, val) without the 'pgntune.columns' metadata"))?;
-        consumer.columns(path, columns.clone())?;
-        let list = |name: &str, dtype: DataType| -> Result<ListChunked, DatasetError> {
-            let column = frame.column(name).map_err(polars_err)?;
-            let cast =
-                column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
-            Ok(cast.list().map_err(polars_err)?.clone())
-        };
-        let (idx, val) = (list("idx", DataType::Int64)?, list("val", DataType::Float64)?);
-        for (i, (ix, vx)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {
-            let at = |msg: String| invalid(path, format!("row {}: {msg}", i + 1));
-            let (ix, vx) = (ix.ok_or_else(|| at("missing idx".into()))?, vx.ok_or_else(|| at("missing val".into()))?);
-            let (ix, vx) = (ix.as_ref().i64().map_err(polars_err)?, vx.as_ref().f64().map_err(polars_err)?);
-            if ix.len() != vx.len() {
-                return Err(at(format!("{} indices but {} values", ix.len(), vx.len())));
-            }
-            pairs.clear();
-            for (j, v) in ix.iter().zip(vx.iter()) {
-                let (Some(j), Some(v)) = (j, v) else { return Err(at("missing index or value".into())) };
-                if j < 0 || j as usize >= columns.len() || !v.is_finite() {
-                    return Err(at(format!("index {j} or value {v} out of range")));
-                }
-                pairs.push((j as usize, v));
-            }
-            emit(i, &pairs, consumer)?;
-        }
-        return Ok(());
-    }
-    let result_col = names.iter().position(|h| h == "result").expect("checked above");
-    let features = names[..result_col].iter().map(|n| as_f64(n)).collect::<Result<Vec<_>, _>>()?;
-    consumer.columns(path, names[..result_col].to_vec())?;
-    let mut x = vec![0.0; features.len()];
-    for i in 0..frame.height() {
-        for (j, (v, column)) in x.iter_mut().zip(&features).enumerate() {
-            *v =
-                column[i].filter(|v| v.is_finite()).ok_or_else(|| invalid(path, format!("row {}: missing value in column '{}'", i + 1, names[j])))?;
-        }
-        nonzero(&x, &mut pairs);
-        emit(i, &pairs, consumer)?;
-    }
-    Ok(())
-}
-
 /// Octave text as `extract --format octave` writes it: `X` (features), `y`
 /// (white's score), `game`, and the column names `features`. Read twice,
 /// so that only `y` and `game` are held in memory.
@@ -627,5 +544,6 @@ impl Consumer for PositionConsumer {
     }
 }
 
+mod parquet;
 #[cfg(test)]
 mod tests;

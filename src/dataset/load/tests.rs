@@ -1,6 +1,7 @@
 //! Reading every format back.
 
 use super::*;
+use polars::prelude::*;
 
 #[test]
 fn mat_and_csv_load_and_bad_lines_are_reported() {
@@ -140,4 +141,37 @@ fn octave_text_is_read_whatever_its_name() {
     let path = dir.path().join("cut.mat");
     std::fs::write(&path, text.lines().take(7).collect::<Vec<_>>().join("\n")).unwrap();
     assert!(load(&[&path], false).unwrap_err().to_string().contains("ends before its 3 rows"));
+}
+
+#[test]
+fn parquet_is_read_a_row_group_at_a_time_with_the_files_row_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("groups.parquet");
+    let n = 2000;
+    let mut results = vec![1.0; n];
+    results[1500] = 0.7;
+    let mut frame = DataFrame::new(
+        n,
+        vec![
+            Column::new("a".into(), (0..n).map(|i| (i % 3) as f64).collect::<Vec<f64>>()),
+            Column::new("result".into(), results.clone()),
+            Column::new("game".into(), (0..n as i64).map(|i| i / 10).collect::<Vec<i64>>()),
+        ],
+    )
+    .unwrap();
+    let file = std::fs::File::create(&path).unwrap();
+    ParquetWriter::new(file).with_row_group_size(Some(700)).finish(&mut frame).unwrap();
+    let groups = ParquetReader::new(std::fs::File::open(&path).unwrap()).get_metadata().unwrap().row_groups.len();
+    assert!(groups >= 2, "{groups} row groups");
+    let err = load(&[&path], true).unwrap_err().to_string();
+    assert!(err.contains("row 1501: result 0.7 is not 0, 0.5 or 1"), "{err}");
+
+    results[1500] = 0.5;
+    frame.replace("result", Column::new("result".into(), results)).unwrap();
+    ParquetWriter::new(std::fs::File::create(&path).unwrap()).with_row_group_size(Some(700)).finish(&mut frame).unwrap();
+    let rows = load(&[&path], true).unwrap();
+    assert_eq!(rows.columns, ["a"]);
+    assert_eq!(rows.game_count, Some(200));
+    let total: f64 = rows.counts.iter().flatten().sum();
+    assert_eq!(total, n as f64, "every row of every group is counted once");
 }

@@ -1,0 +1,132 @@
+//! Parquet back into rows, one row group at a time.
+//!
+//! Reading a whole file into one frame held every column of every row at
+//! once (tags and FENs too) plus a 64-bit copy of the indices: 5 GB for
+//! the human collection's 3.3 million whole-evaluation rows, far more than
+//! the 0.8 GB the positions themselves take. A row group at a time, and
+//! only the columns a row needs, the frame is a few megabytes.
+
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::{Consumer, GameIds, Row, invalid, io_error, nonzero};
+use crate::dataset::{DatasetError, GameResult};
+
+/// Reads `path` (either shape of `extract`'s Parquet) into `consumer`.
+pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
+    let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
+    let open = || -> Result<ParquetReader<File>, DatasetError> { Ok(ParquetReader::new(File::open(path).map_err(io_error(path))?)) };
+    let mut reader = open()?;
+    let metadata = reader.get_metadata().map_err(polars_err)?.clone();
+    let names: Vec<String> = reader.schema().map_err(polars_err)?.iter_names().map(|n| n.to_string()).collect();
+    let has = |name: &str| names.iter().any(|n| n == name);
+    if !has("result") {
+        return Err(invalid(path, "no numeric 'result' column"));
+    }
+    let sparse = has("idx") && has("val");
+    let columns: Vec<String> = if sparse {
+        // The sparse shape: columns named in the metadata.
+        metadata
+            .key_value_metadata()
+            .iter()
+            .flatten()
+            .find(|kv| kv.key == "pgntune.columns")
+            .and_then(|kv| serde_json::from_str(kv.value.as_deref()?).ok())
+            .ok_or_else(|| invalid(path, "sparse rows (idx, val) without the 'pgntune.columns' metadata"))?
+    } else {
+        // The dense shape: every column before `result` is a feature.
+        names[..names.iter().position(|n| n == "result").expect("checked above")].to_vec()
+    };
+    consumer.columns(path, columns.clone())?;
+    let mut wanted: Vec<String> = if sparse { vec!["idx".into(), "val".into()] } else { columns.clone() };
+    wanted.extend(["result", "game", "eval"].into_iter().filter(|&n| has(n)).map(String::from));
+
+    let mut rows = RowsOf { path, columns: &columns, first: 0, pairs: Vec::new() };
+    for group in &metadata.row_groups {
+        let n = group.num_rows();
+        if n == 0 {
+            continue;
+        }
+        let mut reader = open()?;
+        reader.set_metadata(metadata.clone());
+        let frame = reader.with_slice(Some((rows.first, n))).with_columns(Some(wanted.clone())).finish().map_err(polars_err)?;
+        rows.read(&frame, sparse, consumer, games)?;
+        rows.first += n;
+    }
+    Ok(())
+}
+
+/// The rows of one row group after another.
+struct RowsOf<'a> {
+    path: &'a Path,
+    /// The feature columns.
+    columns: &'a [String],
+    /// The file's row number of the group's first row (from 0).
+    first: usize,
+    pairs: Vec<(usize, f64)>,
+}
+
+impl RowsOf<'_> {
+    fn read(&mut self, frame: &DataFrame, sparse: bool, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
+        let path = self.path;
+        let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
+        let has = |name: &str| frame.column(name).is_ok();
+        let as_f64 = |name: &str| -> Result<Vec<Option<f64>>, DatasetError> {
+            let column = frame.column(name).map_err(polars_err)?;
+            let cast = column.cast(&DataType::Float64).map_err(|_| invalid(path, format!("column '{name}' is not numeric")))?;
+            Ok(cast.f64().map_err(polars_err)?.iter().collect())
+        };
+        let results = as_f64("result").map_err(|_| invalid(path, "no numeric 'result' column"))?;
+        let game_ids = if has("game") { Some(as_f64("game")?) } else { None };
+        let evals = if has("eval") { Some(as_f64("eval")?) } else { None };
+        let first = self.first;
+        let at = |i: usize, msg: String| invalid(path, format!("row {}: {msg}", first + i + 1));
+        let mut emit = |i: usize, pairs: &[(usize, f64)], consumer: &mut dyn Consumer| -> Result<(), DatasetError> {
+            let score = results[i].ok_or_else(|| at(i, "missing result".into()))?;
+            let result = GameResult::from_score(score).ok_or_else(|| at(i, format!("result {score} is not 0, 0.5 or 1")))?;
+            let game = game_ids.as_ref().and_then(|g| g[i]);
+            let eval = evals.as_ref().and_then(|e| e[i]).map_or(f32::NAN, |e| e as f32);
+            let id = games.id(game);
+            consumer.row(Row { values: pairs, result, eval }, id).map_err(|msg| at(i, msg))
+        };
+        let pairs = &mut self.pairs;
+        if sparse {
+            let list = |name: &str, dtype: DataType| -> Result<ListChunked, DatasetError> {
+                let column = frame.column(name).map_err(polars_err)?;
+                let cast =
+                    column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
+                Ok(cast.list().map_err(polars_err)?.clone())
+            };
+            let (idx, val) = (list("idx", DataType::Int64)?, list("val", DataType::Float64)?);
+            for (i, (ix, vx)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {
+                let (ix, vx) = (ix.ok_or_else(|| at(i, "missing idx".into()))?, vx.ok_or_else(|| at(i, "missing val".into()))?);
+                let (ix, vx) = (ix.as_ref().i64().map_err(polars_err)?, vx.as_ref().f64().map_err(polars_err)?);
+                if ix.len() != vx.len() {
+                    return Err(at(i, format!("{} indices but {} values", ix.len(), vx.len())));
+                }
+                pairs.clear();
+                for (j, v) in ix.iter().zip(vx.iter()) {
+                    let (Some(j), Some(v)) = (j, v) else { return Err(at(i, "missing index or value".into())) };
+                    if j < 0 || j as usize >= self.columns.len() || !v.is_finite() {
+                        return Err(at(i, format!("index {j} or value {v} out of range")));
+                    }
+                    pairs.push((j as usize, v));
+                }
+                emit(i, pairs, consumer)?;
+            }
+            return Ok(());
+        }
+        let features = self.columns.iter().map(|n| as_f64(n)).collect::<Result<Vec<_>, _>>()?;
+        let mut x = vec![0.0; features.len()];
+        for i in 0..frame.height() {
+            for (j, (v, column)) in x.iter_mut().zip(&features).enumerate() {
+                *v = column[i].filter(|v| v.is_finite()).ok_or_else(|| at(i, format!("missing value in column '{}'", self.columns[j])))?;
+            }
+            nonzero(&x, pairs);
+            emit(i, pairs, consumer)?;
+        }
+        Ok(())
+    }
+}
