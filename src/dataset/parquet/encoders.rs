@@ -38,7 +38,7 @@ pub(super) struct EncodedGroup {
 fn encode(plan: &Plan, frame: &DataFrame) -> PolarsResult<Vec<EncodedGroup>> {
     let mut groups = Vec::new();
     for batch in frame.iter_chunks(CompatLevel::newest(), false) {
-        if batch.len() == 0 {
+        if batch.is_empty() {
             continue;
         }
         let mut columns = Vec::new();
