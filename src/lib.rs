@@ -61,3 +61,9 @@ pub mod stats;
 pub mod tables;
 pub mod uci;
 pub mod weights;
+
+/// The threads to use for a `--threads` setting: `requested`, or one per
+/// core when it is 0 (every command's default).
+pub fn thread_count(requested: usize) -> usize {
+    if requested == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { requested }
+}

@@ -177,7 +177,7 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
         bail!("{}: no positions to label", args.dataset.display());
     }
     let started = std::time::Instant::now();
-    let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
+    let threads = crate::thread_count(args.threads);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let positions: Vec<_> = rows.iter().map(|r| r.position.clone()).collect();
     let labels = crate::engine::label::label_positions(&positions, &evaluator, args.depth as u32, args.hash as usize, &pool);

@@ -164,8 +164,7 @@ impl ParquetRowWriter {
                 data_page_size: None,
             },
         };
-        let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
-        let encoders = Encoders::new(plan, threads);
+        let encoders = Encoders::new(plan, crate::thread_count(threads));
         let row_group = if is_sparse(schema) { SPARSE_ROW_GROUP } else { ROW_GROUP };
         Ok(ParquetRowWriter { file, writer, encoders, schema: schema.clone(), pending: RowBatch::new(schema), row_group })
     }

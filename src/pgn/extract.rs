@@ -122,7 +122,7 @@ impl Default for ExtractConfig {
 impl ExtractConfig {
     /// The worker threads to use: `threads`, or one per core when it is 0.
     pub fn thread_count(&self) -> usize {
-        if self.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { self.threads }
+        crate::thread_count(self.threads)
     }
 
     /// The columns of the rows this configuration produces.

@@ -100,12 +100,11 @@ impl Encoders {
     pub(super) fn submit(&mut self, frame: DataFrame, write: &mut dyn FnMut(EncodedGroup) -> PolarsResult<()>) -> PolarsResult<()> {
         let seq = self.submitted;
         self.submitted += 1;
-        match (&self.jobs, self.threads.is_empty()) {
-            (Some(jobs), false) => jobs.send((seq, frame)).map_err(|_| stopped())?,
-            _ => {
-                let encoded = encode(&self.plan, &frame);
-                self.waiting.insert(seq, encoded);
-            }
+        if self.threads.is_empty() {
+            let encoded = encode(&self.plan, &frame);
+            self.waiting.insert(seq, encoded);
+        } else {
+            self.jobs.as_ref().ok_or_else(stopped)?.send((seq, frame)).map_err(|_| stopped())?;
         }
         while let Ok((seq, encoded)) = self.done.try_recv() {
             self.waiting.insert(seq, encoded);

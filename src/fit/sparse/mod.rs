@@ -281,7 +281,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     if config.frozen.len() != columns {
         return Err(TuneError::Invalid(format!("{} frozen flags for {columns} columns", config.frozen.len())));
     }
-    let threads = if config.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { config.threads };
+    let threads = crate::thread_count(config.threads);
     let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(TuneError::Threads)?);
 
     // Which positions train and which are held out.
@@ -463,7 +463,7 @@ pub fn evaluate(positions: Arc<Positions>, w: &[f64], k: Option<f64>, threads: u
     if positions.is_empty() {
         return Err(TuneError::Empty);
     }
-    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+    let threads = crate::thread_count(threads);
     let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(TuneError::Threads)?);
     let objective = Objective {
         targets: (0..positions.len()).map(|i| positions.score(i)).collect(),
