@@ -180,6 +180,10 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// True when our own output went to a reader that has gone away (`| head`):
+/// the run stops quietly. A pipe to an engine that exited breaks the same
+/// way, but that is the engine's crash, and it is reported.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+    let engine = err.chain().any(|c| c.downcast_ref::<crate::play::player::PlayerError>().is_some());
+    !engine && err.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
 }

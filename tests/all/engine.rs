@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use pgntune::engine::position_hash;
+use predicates::prelude::*;
 use shakmaty::{Chess, Color, Position};
 
 use crate::common::*;
@@ -214,4 +215,26 @@ fn an_engine_that_cannot_start_a_game_loses_it_and_the_match_goes_on() {
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Termination \"abandoned\"]").count(), 4, "{text}");
     assert_eq!(text.matches("cannot start a new game").count(), 4, "{text}");
+}
+
+/// An engine that closes its input at once: the first command sent to it
+/// breaks the pipe. That is the engine's crash, reported with exit 2, and
+/// not the quiet stop of a run whose own output went to a closed pipe
+/// (which it was taken for, and the match exited 0 with no report).
+#[test]
+fn an_engine_whose_input_is_closed_is_a_crash_not_a_closed_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("deaf.sh");
+    // It answers `uci` even if it closed its input before reading it: the
+    // next command breaks the pipe either way.
+    std::fs::write(&script, "exec 0<&-\necho 'id name deaf'\necho uciok\nsleep 2\n").unwrap();
+    for _ in 0..2 {
+        pgntune()
+            .args(["match", "-q", "--games", "2", "--depth", "1", "--engine"])
+            .arg(format!("name=deaf cmd=sh arg={}", script.display()))
+            .args(["--engine", "name=bundled weights=classical"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("engine 'deaf'").and(predicate::str::contains("cannot write to it")));
+    }
 }
