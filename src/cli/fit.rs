@@ -265,6 +265,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
         }
         plan.input(path);
     }
+    args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;
     check_threads("--threads", args.threads, args.fit.force)?;
@@ -350,6 +351,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     for input in &inputs {
         plan.input(Path::new(input));
     }
+    args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;
     let name = weights_name(args.fit.weights_out.as_deref(), Path::new(&inputs[0]));

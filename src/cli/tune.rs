@@ -106,6 +106,14 @@ pub struct TunerSettings {
 
 impl TunerArgs {
     /// Checks `--emit-out` and the `--plot` folder (and its figures) before any work.
+    /// Records the files the tuner reads (a `--prior` weights file), which
+    /// no output may replace: call before any output is planned.
+    pub fn plan_inputs(&self, plan: &mut crate::atomic::OutputPlan) {
+        if let Some(prior) = &self.prior {
+            plan.input(std::path::Path::new(prior));
+        }
+    }
+
     pub fn plan_outputs(&self, plan: &mut crate::atomic::OutputPlan) -> Result<()> {
         use crate::atomic::OutputKind;
         if let Some(path) = &self.emit_out {

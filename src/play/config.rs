@@ -142,6 +142,24 @@ pub struct MatchConfig {
 }
 
 impl MatchConfig {
+    /// The files the match reads where they are files: an openings suite,
+    /// the bundled engines' weights and the external engines' programs. Its
+    /// games and state may be none of them, `--force` or not.
+    pub fn input_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        if let OpeningPlan::Suite { source, .. } = &self.openings {
+            files.push(PathBuf::from(source));
+        }
+        for engine in &self.engines {
+            files.push(match &engine.kind {
+                // A preset's name is no file, and the output plan skips it.
+                EngineKind::Bundled { source, .. } => PathBuf::from(source),
+                EngineKind::Uci(program) => program.command.clone(),
+            });
+        }
+        files
+    }
+
     /// A match of `kind` between `engines` (the first plays each of the
     /// others) of `pairs` game pairs per opponent under `limits`, with
     /// today's date and the defaults of the command line: random balanced

@@ -150,7 +150,7 @@ pub fn merge_shards(config: &MergeConfig) -> Result<MergeReport, RunError> {
     if let Some(path) = config.files.state_path().filter(|_| config.files.pgn_out.as_ref().is_some_and(|p| !crate::atomic::is_stdout(p))) {
         plan.output(&path, OutputKind::State)?;
     }
-    let files = prepare_new(&config.files, RunKind::Match)?;
+    let files = prepare_new(&config.files, RunKind::Match, &config.states)?;
     let merged = MatchConfig { pgn_out: config.files.pgn_out.clone(), ..whole };
     let mut state = MatchState::new(merged);
     let mut pgn = match &state.config.pgn_out {

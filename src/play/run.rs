@@ -175,9 +175,13 @@ impl PreparedFiles {
 }
 
 /// Checks the games and state files of a new run before anything is
-/// truncated or started, and locks the state.
-pub(super) fn prepare_new(files: &RunFiles, kind: RunKind) -> Result<PreparedFiles, RunError> {
+/// truncated or started (neither may be one of `inputs`, the files the run
+/// reads), and locks the state.
+pub(super) fn prepare_new(files: &RunFiles, kind: RunKind, inputs: &[PathBuf]) -> Result<PreparedFiles, RunError> {
     let mut plan = OutputPlan::new(files.force).allow_stdout();
+    for path in inputs {
+        plan.input(path);
+    }
     let streamed = match &files.pgn_out {
         Some(path) if crate::atomic::is_stdout(path) => Some(Destination::Stdout),
         Some(path) => {
@@ -191,14 +195,16 @@ pub(super) fn prepare_new(files: &RunFiles, kind: RunKind) -> Result<PreparedFil
         Some(_) => None,
         None => files.state_path(),
     };
+    if let Some(state) = &state {
+        plan.output(state, OutputKind::State)?;
+    }
+    // Only now, once the plan has refused a state path that is an input or
+    // not a state at all: an existing one is an earlier run's.
     if let Some(state) = state.as_ref().filter(|s| s.exists() && !files.force) {
         return Err(RunError::EarlierRun { state: state.clone(), kind });
     }
     if let Some(path) = &files.pgn_out {
         plan.output(path, OutputKind::MatchGames)?;
-    }
-    if let Some(state) = &state {
-        plan.output(state, OutputKind::State)?;
     }
     let lock = state.as_deref().map(StateLock::acquire).transpose()?;
     Ok(PreparedFiles { state, games_on_stdout: streamed == Some(Destination::Stdout), _lock: lock })
@@ -387,7 +393,7 @@ pub fn run_match(start: MatchStart, execution: &Execution<'_>) -> Result<MatchRe
         MatchStart::New { config, files } => {
             let config = MatchConfig { pgn_out: files.pgn_out.clone(), ..*config };
             config.check().map_err(MatchError::from)?;
-            let prepared = prepare_new(&files, config.kind)?;
+            let prepared = prepare_new(&files, config.kind, &config.input_files())?;
             (MatchState::new(config), prepared, true)
         }
         MatchStart::Resume { state, kind } => {

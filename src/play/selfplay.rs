@@ -68,6 +68,9 @@ pub fn run_selfplay(start: SelfplayStart, execution: &Execution<'_>) -> Result<S
             }
             sp.config.check().map_err(MatchError::from)?;
             let mut plan = OutputPlan::new(sp.force).allow_stdout();
+            for path in sp.config.input_files() {
+                plan.input(&path);
+            }
             let destination = plan.output(&sp.out, OutputKind::SelfplayGames)?;
             let (games, files) = if destination == Destination::File {
                 let (games, state) = working_files(&sp.out);

@@ -44,7 +44,7 @@ fn a_match_configured_in_code() {
     assert!(report.to_string().starts_with("classical vs kaissa\nGames 4: "), "{report}");
     // The same files again: refused, naming the earlier run.
     let again = run_match(MatchStart::New { config: Box::new(config), files }, &execution());
-    assert!(matches!(again, Err(RunError::EarlierRun { kind: RunKind::Match, .. })));
+    assert!(matches!(again, Err(RunError::EarlierRun { kind: RunKind::Match, .. })), "{again:?}");
     // The state is a match's, not a verification's.
     let wrong = run_match(MatchStart::Resume { state: dir.path().join("m.pgn.state.json"), kind: RunKind::Verify }, &execution());
     assert!(matches!(wrong, Err(RunError::WrongKind { found: RunKind::Match, expected: RunKind::Verify, .. })));

@@ -119,6 +119,49 @@ fn fault_02_output_that_is_an_input_or_another_output_is_refused() {
     assert!(csv.exists());
 }
 
+/// The files a match, a verification or a self-play run reads (openings,
+/// weights) and a tuner's prior are inputs too: no output may replace them,
+/// `--force` or not. (They were not registered as inputs, and `--force`,
+/// or for the prior a weights output over weights, replaced them.)
+#[test]
+fn fault_02_openings_weights_and_priors_are_inputs_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "victim.pgn", GAMES);
+    write(
+        d,
+        "w.toml",
+        "format = 2\nname = \"w\"\nfeatures = [\"material\"]\nscale = 100.0\n\n[weights]\nP = 1.0\nN = 3.0\nB = 3.2\nR = 5.0\nQ = 9.0\n",
+    );
+    extract_csv(d, &d.join("victim.pgn"), "d.csv").assert().success();
+    // A match of the weights file's engine against a preset, then the rest of its arguments.
+    let match_with = |rest: &[&'static str]| -> Vec<&'static str> {
+        let head =
+            ["match", "--engine", "name=w weights=w.toml", "--engine", "name=classical weights=classical", "--nodes", "200", "-q", "--pairs", "1"];
+        head.iter().chain(rest).copied().collect()
+    };
+    for (args, needle) in [
+        (match_with(&["--openings", "victim.pgn", "--pgn-out", "victim.pgn", "--force"]), "also the input victim.pgn"),
+        (match_with(&["--openings", "victim.pgn", "--pgn-out", "g.pgn", "--state", "victim.pgn", "--force"]), "also the input victim.pgn"),
+        (match_with(&["--pgn-out", "w.toml", "--force"]), "also the input w.toml"),
+        (vec!["verify", "w.toml", "--nodes", "200", "-q", "--pgn-out", "w.toml", "--force"], "also the input w.toml"),
+        (vec!["selfplay", "--weights", "w.toml", "--nodes", "200", "-q", "--games", "2", "--out", "w.toml", "--force"], "also the input w.toml"),
+        (
+            vec!["selfplay", "--openings", "victim.pgn", "--nodes", "200", "-q", "--games", "2", "--out", "victim.pgn", "--force"],
+            "also the input victim.pgn",
+        ),
+        (vec!["fit", "d.csv", "--prior", "w.toml", "--weights-out", "w.toml"], "also the input w.toml"),
+        (vec!["fit", "d.csv", "--prior", "w.toml", "--weights-out", "w.toml", "--force"], "also the input w.toml"),
+    ] {
+        fails_untouched(d, pgntune_in(d).args(&args), needle);
+    }
+    // A state path that holds no match state is refused as such, not taken
+    // for an earlier run to resume.
+    let mut cmd = pgntune_in(d);
+    cmd.args(match_args(1)).args(["--state", "d.csv"]);
+    fails_untouched(d, &mut cmd, "is not a match state written by pgntune");
+}
+
 #[test]
 fn fault_03_resume_from_another_directory_continues_the_right_pgn() {
     let dir = tempfile::tempdir().unwrap();
