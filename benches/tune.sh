@@ -11,7 +11,10 @@
 #      (target: 25 MB/s per core): into memory as `tune` stores the rows,
 #      the rows alone (EXTRACT_SINK=rows), on one and two threads
 #      (examples/extract_speed.rs, best of three runs), then to a sparse
-#      Parquet file with `pgntune extract`.
+#      Parquet file with `pgntune extract`. The bare parse-and-replay loop
+#      (examples/replay_baseline.rs) runs before and after: this shared
+#      virtual machine's speed moves by up to 1.6 times over hours, and
+#      the baseline says how fast it was while the figures were taken.
 #
 # Usage: benches/tune.sh [PART...]   (parts: tune gradient extract; default all)
 set -euo pipefail
@@ -22,7 +25,7 @@ if [ ! -e "${human[0]}" ]; then
     echo "SKIPPED: ../shared/data/human is absent (the shared game collections are not beside the repository)"
     exit 0
 fi
-cargo build --release --quiet --bin pgntune --example gradient_speed --example extract_speed
+cargo build --release --quiet --bin pgntune --example gradient_speed --example extract_speed --example replay_baseline
 bin=target/release/pgntune
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -51,6 +54,8 @@ tune)
 gradient)
     target/release/examples/gradient_speed 10 ;;
 extract)
+    baseline() { printf '%s: ' "$1"; target/release/examples/replay_baseline "${human[@]}" | tail -1; }
+    baseline "machine speed before, bare parse and replay"
     for threads in 1 2; do
         for sink in memory rows; do
             speed=$(EXTRACT_SINK=$sink target/release/examples/extract_speed full $threads "${human[@]}")
@@ -63,6 +68,7 @@ extract)
         "$bin" extract -q -j $threads "${human[@]}" --features full --quiet plies -o "$out/rows.parquet" --force
         s=$(echo "$(date +%s.%N) - $t0" | bc -l)
         awk -v s="$s" -v b="$bytes" -v j=$threads 'BEGIN { printf "extract --features full --quiet plies -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core\n", j, s, b/1e6/s, b/1e6/s/j }'
-    done ;;
+    done
+    baseline "machine speed after, bare parse and replay" ;;
 *) echo "unknown part '$part' (tune, gradient, extract)" >&2; exit 2 ;;
 esac; done
