@@ -169,7 +169,7 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
         return run_imbalance(args);
     }
     let config = args.config()?;
-    check_threads("--threads", args.read.threads, args.fit.force)?;
+    check_threads("--threads", args.read.threads, Some(args.fit.force))?;
     let mut plan = OutputPlan::new(args.fit.force);
     for input in &args.inputs {
         plan.input(Path::new(input));
@@ -249,7 +249,7 @@ fn check_imbalance_options(args: &AnalyzeCommand) -> Result<()> {
 /// `analyze --imbalance`: the library's imbalance analysis, printed.
 fn run_imbalance(args: AnalyzeCommand) -> Result<()> {
     check_imbalance_options(&args)?;
-    check_threads("--threads", args.read.threads, args.fit.force)?;
+    check_threads("--threads", args.read.threads, Some(args.fit.force))?;
     let fit = FitOptions {
         draws: args.fit.draws,
         k: None,

@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::progress::ReadProgress;
-use super::values::{at_least_u32, at_least_usize, check_threads};
+use super::values::{at_least_u32, at_least_usize, check_threads, whole};
 use crate::atomic::{OutputKind, OutputPlan};
 use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
 use crate::dataset::{Format, RowWriter, create_writer};
@@ -169,7 +169,9 @@ pub struct ExtractArgs {
 
     /// Number games from N on (the `game` ids): a shard's first game in the whole collection (`first_game` in the manifest of
     /// `pgntune split`), so that shards extracted apart get the ids, and with --sample the rows, of one extraction of them all.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    // At most 2^53: the ids stay exact in every reader (pandas and R hold
+    // them as doubles), and adding the games' numbers cannot wrap.
+    #[arg(long, default_value_t = 0, value_name = "N", allow_negative_numbers = true, value_parser = whole::<u64>(0, 1 << 53))]
     pub game_base: u64,
 
     /// Replace existing outputs that pgntune did not write, and allow -j far above the core count.
@@ -193,7 +195,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
 
     let inputs: Vec<InputSource> = args.inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&inputs)?;
-    check_threads("--threads", args.read.threads, args.force)?;
+    check_threads("--threads", args.read.threads, Some(args.force))?;
     // Check every output before reading anything: none may be an input or
     // another output, and existing files are replaced only when allowed.
     let mut plan = OutputPlan::new(args.force).allow_stdout();
@@ -204,7 +206,11 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
         if crate::atomic::is_stdout(path) && args.format.is_none() {
             bail!("-o -: standard output has no extension to take the format from; give --format");
         }
-        plan.output(path, OutputKind::Dataset(Format::resolve(path, args.format)?))?;
+        let format = match Format::resolve(path, args.format) {
+            Ok(format) => format,
+            Err(e) => bail!("{e}, or give --format (octave for Octave's text format)"),
+        };
+        plan.output(path, OutputKind::Dataset(format))?;
     }
     if let Some(path) = &args.score_table {
         plan.output(path, OutputKind::ScoreTable)?;

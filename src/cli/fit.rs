@@ -8,7 +8,7 @@ use clap::Args;
 use super::extract::{ReadArgs, check_inputs, no_game_found, report};
 use super::progress::ReadProgress;
 use super::tune::{SolverArg, TunerArgs, TunerOutputs, TunerSettings, run_tuner};
-use super::values::{at_least, at_least_usize, check_threads, non_negative, open_fraction, positive};
+use super::values::{at_least, at_least_usize, bounded, check_threads, non_negative, open_fraction, positive, whole};
 use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
 use crate::dataset::load::{LoadOptions, load, load_positions};
 use crate::dataset::positions::Positions;
@@ -30,8 +30,10 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value_t = Loss::CrossEntropy)]
     pub loss: Loss,
 
-    /// L2 penalty λ·Σθ² added to the mean loss (the article's value by default; never on the intercept).
-    #[arg(long, default_value_t = 1e-6, value_name = "λ", allow_negative_numbers = true, value_parser = non_negative)]
+    /// L2 penalty λ·Σθ² added to the mean loss (the article's value by default; never on the intercept; at most 10^6).
+    // Bounded: far above 1 every θ is shrunk to nothing, and a value such
+    // as 1e300 left all of them 0 and the centipawns of 0/0 printed as values.
+    #[arg(long, default_value_t = 1e-6, value_name = "λ", allow_negative_numbers = true, value_parser = bounded(0.0, 1e6))]
     pub lambda: f64,
 
     /// Fit an intercept (white's first-move edge). Without it, equal material means an even game.
@@ -59,8 +61,10 @@ pub struct FitArgs {
     #[arg(long, default_value_t = 1.0, value_name = "α", allow_negative_numbers = true, value_parser = positive)]
     pub alpha: f64,
 
-    /// Bootstrap: refit on N resamples of whole games and report 95% percentile intervals.
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(2))]
+    /// Bootstrap: refit on N resamples of whole games and report 95% percentile intervals (N from 2 to 100000).
+    // Bounded: each resample is a whole refit, and a count near usize::MAX
+    // overflowed the allocation of the results (a panic, or an abort).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>(2, 100_000))]
     pub bootstrap: Option<usize>,
 
     /// Hold out this fraction of games, fit on the rest, and report held-out log-loss and accuracy.
@@ -268,7 +272,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;
-    check_threads("--threads", args.threads, args.fit.force)?;
+    check_threads("--threads", args.threads, Some(args.fit.force))?;
     let name = weights_name(args.fit.weights_out.as_deref(), &args.datasets[0]);
     // pgnlearn's .mat files hold the article's material rows: the dense fitter's.
     let pgnlearn = args.datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
@@ -346,7 +350,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&sources)?;
-    check_threads("--threads", args.read.threads, args.fit.force)?;
+    check_threads("--threads", args.read.threads, Some(args.fit.force))?;
     let mut plan = OutputPlan::new(args.fit.force);
     for input in &inputs {
         plan.input(Path::new(input));
@@ -357,6 +361,9 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let name = weights_name(args.fit.weights_out.as_deref(), Path::new(&inputs[0]));
     if args.fit.wants_tuner(&extract_config.layout, &args.tuner) {
         let settings = args.fit.tuner_settings(args.read.threads)?;
+        // Checked now, as `run_tuner` will again: a bad --k, --prior or
+        // --freeze must not cost a whole extraction first.
+        args.tuner.config(&extract_config.layout, &settings)?;
         // Labels are read when they are used.
         extract_config.labels |= args.tuner.eval_weight > 0.0;
         let mut positions = Positions::new(extract_config.layout.clone())?;

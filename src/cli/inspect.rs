@@ -81,11 +81,11 @@ pub struct EvaluateCommand {
 }
 
 pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
-    check_threads("--threads", args.threads, false)?;
+    check_threads("--threads", args.threads, None)?;
     if let Some(k) = args.k
-        && !(k.is_finite() && k > 0.0)
+        && !(k.is_finite() && k > 0.0 && k <= crate::fit::sparse::MAX_K)
     {
-        bail!("--k must be a positive number");
+        bail!("--k must be a positive number at most {}", crate::fit::sparse::MAX_K);
     }
     let weights = Weights::resolve(&args.weights).context("--weights")?;
     let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: false };
@@ -159,12 +159,15 @@ pub struct LabelCommand {
 }
 
 pub(super) fn run_label(args: LabelCommand) -> Result<()> {
-    check_threads("--threads", args.threads, args.force)?;
+    check_threads("--threads", args.threads, Some(args.force))?;
     if args.depth > 60 {
         bail!("--depth must be at most 60");
     }
     if args.hash > 4096 {
         bail!("--hash must be at most 4096 MB");
+    }
+    if crate::atomic::is_stdout(&args.output) {
+        bail!("-o -: label writes a file (its format from the extension), not standard output");
     }
     let format = Format::resolve(&args.output, None)?;
     let mut plan = OutputPlan::new(args.force);

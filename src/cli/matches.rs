@@ -96,7 +96,7 @@ impl RunArgs {
 /// Games played at once: as asked, else one per core.
 fn threads(concurrency: Option<usize>, force: bool) -> Result<usize> {
     let threads = concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    check_threads("--concurrency", threads, force)?;
+    check_threads("--concurrency", threads, Some(force))?;
     Ok(threads)
 }
 

@@ -3,10 +3,14 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::values::at_least;
+use super::values::whole;
 use crate::stats::{Penta, SprtConfig, StatsConfig, Wdl, summarise};
 
 /// Arguments of `pgntune stats`.
+/// The largest count `--wdl` and `--penta` take: far beyond any match, and
+/// small enough that their sums and scores are exact.
+const MAX_COUNT: i128 = 1_000_000_000_000;
+
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  pgntune stats --wdl 136 111 96\n  pgntune stats --penta 379 10170 21828 10640 343 --sprt 'elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized'\n\n\
@@ -15,12 +19,14 @@ pentanomial estimates {samples, score, score_ci95, elo, elo_ci95, elo_interval, 
 sprt {elo0, elo1, alpha, beta, model, llr, llr_approx, lower_bound, upper_bound, decision: H1|H0|continue} or null."
 )]
 pub struct StatsCommand {
-    /// Wins, draws and losses of the first engine.
-    #[arg(long, num_args = 3, value_names = ["W", "D", "L"], allow_negative_numbers = true, value_parser = at_least(0), required_unless_present = "penta")]
+    /// Wins, draws and losses of the first engine (each at most 10^12).
+    // Bounded so that sums and scores stay exact: counts near u64::MAX
+    // wrapped when added up (a score of 150%).
+    #[arg(long, num_args = 3, value_names = ["W", "D", "L"], allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_COUNT), required_unless_present = "penta")]
     pub wdl: Option<Vec<u64>>,
 
-    /// Game-pair counts: LL, LD, DD+WL, WD, WW (pair scores 0, ½, 1, 1½, 2).
-    #[arg(long, num_args = 5, value_names = ["LL", "LD", "DD+WL", "WD", "WW"], allow_negative_numbers = true, value_parser = at_least(0))]
+    /// Game-pair counts: LL, LD, DD+WL, WD, WW (pair scores 0, ½, 1, 1½, 2; each at most 10^12).
+    #[arg(long, num_args = 5, value_names = ["LL", "LD", "DD+WL", "WD", "WW"], allow_negative_numbers = true, value_parser = whole::<u64>(0, MAX_COUNT))]
     pub penta: Option<Vec<u64>>,
 
     /// SPRT bounds, e.g. 'elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized'.

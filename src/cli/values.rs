@@ -12,7 +12,9 @@ where
     T: TryFrom<i128> + Clone + Send + Sync + 'static,
 {
     move |text: &str| {
-        let range = if max >= i128::from(u32::MAX) { format!("a whole number ≥ {min}") } else { format!("a whole number from {min} to {max}") };
+        // The upper end is worth naming unless it is u64's own (a 32-bit
+        // option given 2^64 - 1 was told "≥ 1", which that value is).
+        let range = if max >= i128::from(u64::MAX) { format!("a whole number ≥ {min}") } else { format!("a whole number from {min} to {max}") };
         let value: i128 = text.trim().parse().map_err(|_| format!("must be {range}"))?;
         if value < min || value > max {
             return Err(format!("must be {range}"));
@@ -42,6 +44,15 @@ pub fn non_negative(text: &str) -> Result<f64, String> {
     if value.is_finite() && value >= 0.0 { Ok(value) } else { Err("must be a finite number ≥ 0".into()) }
 }
 
+/// A finite number in `min..=max`.
+pub fn bounded(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| {
+        let range = || format!("must be a number from {min} to {max}");
+        let value: f64 = text.trim().parse().map_err(|_| range())?;
+        if (min..=max).contains(&value) { Ok(value) } else { Err(range()) }
+    }
+}
+
 /// A finite number > 0.
 pub fn positive(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim().parse().map_err(|_| "must be a number > 0".to_string())?;
@@ -68,11 +79,17 @@ pub fn unit_interval(text: &str) -> Result<f64, String> {
     if (0.0..=1.0).contains(&value) { Ok(value) } else { Err("must be a number in [0, 1]".into()) }
 }
 
-pub fn check_threads(option: &str, threads: usize, force: bool) -> anyhow::Result<()> {
+/// `force` is `None` for a command without `--force` (the limit then holds).
+pub fn check_threads(option: &str, threads: usize, force: Option<bool>) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limit = 4 * cores;
-    if threads > limit && !force {
-        anyhow::bail!("{option} {threads} is far above the {cores} cores here (at most {limit}; pass --force to use {threads} anyway)");
+    match force {
+        Some(true) => {}
+        _ if threads <= limit => {}
+        Some(false) => {
+            anyhow::bail!("{option} {threads} is far above the {cores} cores here (at most {limit}; pass --force to use {threads} anyway)")
+        }
+        None => anyhow::bail!("{option} {threads} is far above the {cores} cores here (at most {limit})"),
     }
     Ok(())
 }
@@ -87,10 +104,17 @@ mod tests {
         assert_eq!(at_least(1)("0").unwrap_err(), "must be a whole number ≥ 1");
         assert_eq!(at_least(0)("-1").unwrap_err(), "must be a whole number ≥ 0");
         assert_eq!(whole::<u32>(1, 100)("101").unwrap_err(), "must be a whole number from 1 to 100");
+        assert_eq!(at_least_u32(1)("18446744073709551615").unwrap_err(), "must be a whole number from 1 to 4294967295");
+        assert_eq!(bounded(0.0, 1e6)("1e300").unwrap_err(), "must be a number from 0 to 1000000");
+        assert_eq!(bounded(0.0, 1e6)("NaN").unwrap_err(), "must be a number from 0 to 1000000");
+        assert_eq!(bounded(0.0, 1e6)("0.5"), Ok(0.5));
         assert!(at_least(1)("x").is_err());
         assert_eq!(non_negative("-1").unwrap_err(), "must be a finite number ≥ 0");
         assert!(positive("NaN").is_err() && positive("0").is_err() && positive("inf").is_err());
         assert!(open_fraction("1").is_err() && open_fraction("0.2").is_ok());
-        assert!(check_threads("-j", 100_000, false).is_err() && check_threads("-j", 100_000, true).is_ok());
+        assert!(check_threads("-j", 100_000, Some(false)).is_err() && check_threads("-j", 100_000, Some(true)).is_ok());
+        // Without a --force to pass, the message does not offer one.
+        assert!(!check_threads("-j", 100_000, None).unwrap_err().to_string().contains("--force"));
+        assert!(check_threads("-j", 1, None).is_ok());
     }
 }

@@ -60,7 +60,7 @@ pub enum DatasetError {
         source: std::io::Error,
     },
     /// The output format could not be determined from the file name.
-    #[error("{path}: unknown output format (use .mat, .csv, .tsv, .parquet, .epd, .ijv, .svm, or --format octave)")]
+    #[error("{path}: unknown output format (name it .mat, .csv, .tsv, .parquet, .epd, .ijv or .svm)")]
     UnknownFormat {
         /// The path as given.
         path: String,

@@ -34,6 +34,11 @@ use crate::dataset::positions::{Positions, unpack};
 use constraints::Freedom;
 use problem::{Objective, Selection, SparseLoss};
 
+/// The largest `K` a fit or an evaluation takes. Texel's K is about 1 for
+/// centipawns (`P = 1/(1+10^(-K·cp/400))`); 10,000 already makes a one
+/// centipawn edge a near certainty, and beyond it the loss overflows.
+pub const MAX_K: f64 = 10_000.0;
+
 /// How to choose `K`.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum ScaleK {

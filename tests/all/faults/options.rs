@@ -9,13 +9,13 @@ fn fault_17_negative_numbers_get_the_range_error() {
     let d = dir.path();
     write(d, "d.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n");
     for (args, needle) in [
-        (vec!["fit", "d.mat", "--lambda", "-1"], "'--lambda <λ>': must be a finite number ≥ 0"),
+        (vec!["fit", "d.mat", "--lambda", "-1"], "'--lambda <λ>': must be a number from 0 to 1000000"),
         (vec!["fit", "d.mat", "--tol", "-1"], "'--tol <TOL>': must be a finite number > 0"),
         (vec!["fit", "d.mat", "--seed", "-3"], "must be a whole number ≥ 0"),
-        (vec!["stats", "--wdl", "-1", "2", "3"], "'--wdl <W> <D> <L>': must be a whole number ≥ 0"),
+        (vec!["stats", "--wdl", "-1", "2", "3"], "'--wdl <W> <D> <L>': must be a whole number from 0 to 1000000000000"),
         (vec!["play", "--tc", "-1+0"], "the base time must be positive"),
         (vec!["play", "--nodes", "-5"], "'--nodes <N>': must be a whole number ≥ 1"),
-        (vec!["extract", "d.mat", "-o", "x.csv", "--skip-plies", "-2"], "must be a whole number ≥ 0"),
+        (vec!["extract", "d.mat", "-o", "x.csv", "--skip-plies", "-2"], "must be a whole number from 0 to 4294967295"),
         (vec!["selfplay", "--out", "s.pgn", "--vary", "-0.5"], "must be a number in [0, 1)"),
     ] {
         let message = fails_untouched(d, pgntune_in(d).args(&args), needle);
@@ -166,4 +166,39 @@ fn fault_22_ci_requires_the_data_and_both_runners_agree() {
         }
         _ => eprintln!("SKIPPED (python part): python3 is not available"),
     }
+}
+
+/// The second audit's option values: counts that overflowed (a panic in
+/// `--bootstrap`, a score of 150% in `stats`, game ids that wrapped),
+/// values that made every number meaningless (`--lambda 1e300`,
+/// `--k 1e308`), ranges that named the wrong end, and messages that
+/// offered options the command does not have.
+#[test]
+fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "d.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n 2  0  0  0  0  2\n");
+    write(d, "t.pgn", GAMES);
+    pgntune_in(d).args(["extract", "t.pgn", "-q", "-o", "d.csv", "--fen"]).assert().success();
+    for (args, needle) in [
+        (vec!["fit", "d.mat", "--bootstrap", "18446744073709551615"], "'--bootstrap <N>': must be a whole number from 2 to 100000"),
+        (vec!["fit", "d.mat", "--lambda", "1e300"], "'--lambda <λ>': must be a number from 0 to 1000000"),
+        (vec!["stats", "--wdl", "18446744073709551615", "1", "1"], "must be a whole number from 0 to 1000000000000"),
+        (vec!["extract", "t.pgn", "-o", "x.csv", "--game-base", "18446744073709551610"], "must be a whole number from 0 to 9007199254740992"),
+        (vec!["extract", "t.pgn", "-o", "x.csv", "--max-plies", "18446744073709551615"], "must be a whole number from 1 to 4294967295"),
+        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e308"], "--k must be a positive number at most 10000"),
+        (vec!["tune", "t.pgn", "--features", "full", "--k", "1e9"], "--k must be 'auto' or a positive number at most 10000"),
+    ] {
+        fails_untouched(d, pgntune_in(d).args(&args), needle);
+    }
+    for (args, needle, not_offered) in [
+        (vec!["evaluate", "d.csv", "--weights", "classical", "-j", "100000"], "is far above the", "--force"),
+        (vec!["label", "d.csv", "-o", "-"], "label writes a file", "--format"),
+        (vec!["label", "d.csv", "-o", "x.foo"], "x.foo: unknown output format", "--format"),
+    ] {
+        let message = fails_untouched(d, pgntune_in(d).args(&args), needle);
+        assert!(!message.contains(not_offered), "{args:?} offers {not_offered}, which it does not have: {message}");
+    }
+    // extract does have --format, and says so.
+    fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.foo"]), "or give --format");
 }
