@@ -401,7 +401,20 @@ pub fn run_match(start: MatchStart, execution: &Execution<'_>) -> Result<MatchRe
             (state, prepared, false)
         }
     };
-    let (state, timing) = play_match(state, files.state.as_deref(), fresh, execution.threads, execution.progress)?;
+    let games = state.config.pgn_out.clone();
+    let (state, timing) = match play_match(state, files.state.as_deref(), fresh, execution.threads, execution.progress) {
+        Ok(done) => done,
+        Err(e) => {
+            // A new run that failed before its first game (an engine that
+            // does not start) leaves no empty games file behind. Games it
+            // did write stay, with the state that resumes them. (Not through a
+            // link: the user's link stays, and so does the file it names.)
+            if fresh && let Some(path) = games.filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0)) {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e.into());
+        }
+    };
     Ok(MatchReport::new(&state, timing, files.state.clone(), files.games_on_stdout))
 }
 

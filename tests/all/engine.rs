@@ -237,4 +237,16 @@ fn an_engine_whose_input_is_closed_is_a_crash_not_a_closed_output() {
             .code(2)
             .stderr(predicate::str::contains("engine 'deaf'").and(predicate::str::contains("cannot write to it")));
     }
+    // With a games file: the run that failed before its first game leaves
+    // neither an empty games file nor a state behind.
+    let games = dir.path().join("games.pgn");
+    pgntune()
+        .args(["match", "-q", "--games", "2", "--depth", "1", "--engine"])
+        .arg(format!("name=deaf cmd=sh arg={}", script.display()))
+        .args(["--engine", "name=bundled weights=classical", "--pgn-out"])
+        .arg(&games)
+        .assert()
+        .code(2);
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, [std::ffi::OsString::from("deaf.sh")]);
 }
