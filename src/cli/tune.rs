@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::values::{at_least, at_least_usize, positive, unit_interval};
 use crate::atomic::AtomicFile;
 use crate::dataset::positions::Positions;
-use crate::features::FeatureLayout;
+use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::sparse::columns::{frozen_columns, prior_for};
 use crate::fit::sparse::problem::SparseLoss;
 use crate::fit::sparse::{ScaleK, TuneConfig, TuneProgress, TuneReport, TuneSolver, tune};
@@ -149,6 +149,9 @@ impl TunerArgs {
                 _ => bail!("--k must be 'auto' or a positive number at most {}, not '{text}'", crate::fit::sparse::MAX_K),
             },
         };
+        if self.plot.is_some() && !layout.contains(FeatureSet::Pst) {
+            bail!("--plot draws the piece-square tables, and the layout '{}' has none", layout.spec());
+        }
         if !(0.0..=1.0).contains(&self.eval_weight) {
             bail!("--eval-weight must be between 0 and 1");
         }
@@ -234,6 +237,15 @@ pub struct TunerOutputs<'a> {
 /// Tunes `positions` and prints and writes what was asked for.
 pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSettings, outputs: &TunerOutputs, name: &str) -> Result<TuneReport> {
     let config = args.config(positions.layout(), settings)?;
+    // Mixing in evaluations that no position has would fit the results
+    // alone and call it a mix.
+    if config.eval_weight > 0.0 && positions.labelled() == 0 {
+        bail!(
+            "--eval-weight {}: none of the {} positions has an evaluation label ([%eval] or wv= comments, or an eval column)",
+            config.eval_weight,
+            positions.len()
+        );
+    }
     let limit = match config.solver {
         TuneSolver::Lbfgs => config.max_iters,
         TuneSolver::Adam { epochs, .. } => epochs,

@@ -199,6 +199,11 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         let message = fails_untouched(d, pgntune_in(d).args(&args), needle);
         assert!(!message.contains(not_offered), "{args:?} offers {not_offered}, which it does not have: {message}");
     }
+    // Options of the whole-evaluation tuner that could not do what they
+    // say: the fit ran, without figures or without any evaluation.
+    std::fs::create_dir(d.join("figures")).unwrap();
+    fails_untouched(d, pgntune_in(d).args(["fit", "d.mat", "--plot", "figures"]), "the layout 'material' has none");
+    fails_untouched(d, pgntune_in(d).args(["fit", "d.csv", "--eval-weight", "0.5"]), "positions has an evaluation label");
     // extract does have --format, and says so.
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.foo"]), "or give --format");
 }
