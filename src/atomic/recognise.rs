@@ -81,7 +81,7 @@ impl OutputKind {
             OutputKind::Dataset(Format::Tsv) => header_has_metadata(&head, b'\t'),
             OutputKind::Dataset(Format::Octave) => head.starts_with(b"# Created by pgntune"),
             OutputKind::Dataset(Format::Parquet) => is_pgntune_parquet(path),
-            OutputKind::Dataset(Format::Epd) => is_epd(&head),
+            OutputKind::Dataset(Format::Epd) => is_epd(&head, EPD_DATASET_OPCODES, Some("c9")),
             OutputKind::Dataset(Format::Ijv) => head.starts_with(b"% pgntune sparse rows"),
             OutputKind::Dataset(Format::Svm) => head.starts_with(crate::dataset::svm::HEADER.as_bytes()),
             OutputKind::Source => contains(&head[..head.len().min(200)], b"written by pgntune"),
@@ -91,7 +91,7 @@ impl OutputKind {
             OutputKind::Figure => {
                 head.starts_with(b"\x89PNG\r\n\x1a\n") || (head.starts_with(b"<svg") || head.starts_with(b"<?xml")) && contains(&head, b"<svg")
             }
-            OutputKind::Openings => is_epd(&head),
+            OutputKind::Openings => is_epd(&head, &[], None),
             OutputKind::MatchGames => false,
             OutputKind::SelfplayGames => is_selfplay_pgn(path),
             OutputKind::State => head.starts_with(b"{") && contains(&head, b"\"committed\"") && contains(&head, b"\"config\""),
@@ -159,8 +159,15 @@ fn is_json_weights(path: &Path) -> bool {
     ["format", "features", "scale", "weights"].iter().all(|k| map.contains_key(*k))
 }
 
-/// Lines of EPD (or comments), as `openings` writes them.
-fn is_epd(head: &[u8]) -> bool {
+/// The operations `extract` writes on an EPD line (move counters, result,
+/// evaluation label).
+const EPD_DATASET_OPCODES: &[&str] = &["hmvc", "fmvn", "c9", "ce"];
+
+/// Lines of EPD (or comments) as pgntune writes them: operations only from
+/// `opcodes`, and `required` on every line. A test suite's `bm` or `id`
+/// lines, or an `extract` dataset where an opening suite (no operations)
+/// is expected, are the user's files, not earlier outputs.
+fn is_epd(head: &[u8], opcodes: &[&str], required: Option<&str>) -> bool {
     let mut positions = 0;
     for line in complete_lines(head) {
         let Ok(text) = std::str::from_utf8(line) else { return false };
@@ -168,8 +175,14 @@ fn is_epd(head: &[u8]) -> bool {
         if text.starts_with('#') {
             continue;
         }
-        let epd: Vec<&str> = text.split_whitespace().take(4).collect();
+        let mut fields = text.splitn(5, char::is_whitespace);
+        let epd: Vec<&str> = fields.by_ref().take(4).collect();
         if epd.join(" ").parse::<shakmaty::fen::Epd>().is_err() {
+            return false;
+        }
+        let operations: Vec<&str> = fields.next().unwrap_or("").split(';').map(str::trim).filter(|op| !op.is_empty()).collect();
+        let opcode = |op: &&str| op.split_whitespace().next().unwrap_or("").to_string();
+        if !operations.iter().all(|op| opcodes.contains(&opcode(op).as_str())) || required.is_some_and(|r| !operations.iter().any(|op| opcode(op) == r)) {
             return false;
         }
         positions += 1;
@@ -238,5 +251,13 @@ mod tests {
         assert!(!OutputKind::Dataset(Format::Csv).recognises(&table));
         assert!(!OutputKind::Dataset(Format::Mat).recognises(&csv));
         assert!(!OutputKind::MatchGames.recognises(&selfplay), "match games are never replaced without --force");
+        // EPD: an extract dataset, an opening suite, and a test suite of the user's.
+        let rows = file(d, "rows.epd", b"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - hmvc 0; fmvn 2; c9 \"1-0\"; ce 35;\n");
+        let suite = file(d, "suite.epd", b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; id \"mine\";\n");
+        assert!(OutputKind::Dataset(Format::Epd).recognises(&rows));
+        assert!(!OutputKind::Dataset(Format::Epd).recognises(&epd), "a line without a result is no extract row");
+        assert!(!OutputKind::Dataset(Format::Epd).recognises(&suite));
+        assert!(!OutputKind::Openings.recognises(&rows), "an extract dataset is no opening suite");
+        assert!(!OutputKind::Openings.recognises(&suite));
     }
 }
