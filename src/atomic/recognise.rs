@@ -182,7 +182,9 @@ fn is_epd(head: &[u8], opcodes: &[&str], required: Option<&str>) -> bool {
         }
         let operations: Vec<&str> = fields.next().unwrap_or("").split(';').map(str::trim).filter(|op| !op.is_empty()).collect();
         let opcode = |op: &&str| op.split_whitespace().next().unwrap_or("").to_string();
-        if !operations.iter().all(|op| opcodes.contains(&opcode(op).as_str())) || required.is_some_and(|r| !operations.iter().any(|op| opcode(op) == r)) {
+        if !operations.iter().all(|op| opcodes.contains(&opcode(op).as_str()))
+            || required.is_some_and(|r| !operations.iter().any(|op| opcode(op) == r))
+        {
             return false;
         }
         positions += 1;

@@ -395,7 +395,7 @@ pub struct SelfplayCommand {
     /// Number of games.
     #[arg(long, default_value_t = 1000, allow_negative_numbers = true, value_parser = at_least(1))]
     pub games: u64,
-    /// Output PGN; compressed when the name ends in .zst or .gz.
+    /// Output PGN; compressed when the name ends in .zst, .gz or .bz2.
     #[arg(long, value_name = "FILE", required_unless_present = "resume")]
     pub out: Option<PathBuf>,
     /// Weights both sides start from (preset or file).

@@ -19,7 +19,7 @@ use crate::atomic::{AtomicFile, Destination, OutputKind, OutputPlan, Registratio
 pub struct SelfplayConfig {
     /// The games: one bundled engine twice, with `vary_weights` set.
     pub config: MatchConfig,
-    /// The output PGN; compressed when the name ends in `.zst` or `.gz`.
+    /// The output PGN; compressed when the name ends in `.zst`, `.gz` or `.bz2`.
     pub out: PathBuf,
     /// Replace an earlier run's state and games, or an `out` that does not
     /// hold self-play games.
@@ -67,6 +67,10 @@ pub fn run_selfplay(start: SelfplayStart, execution: &Execution<'_>) -> Result<S
                 return Err(RunError::Unsuitable("self-play is one bundled engine against itself with varied weights"));
             }
             sp.config.check().map_err(MatchError::from)?;
+            // Other compressions' names would get plain text (as .bz2 did).
+            if sp.out.extension().and_then(|e| e.to_str()).is_some_and(|e| UNWRITTEN_COMPRESSIONS.contains(&e.to_ascii_lowercase().as_str())) {
+                return Err(RunError::Unsuitable("self-play compresses its games as .gz, .zst or .bz2; name the output one of those, or .pgn"));
+            }
             let mut plan = OutputPlan::new(sp.force).allow_stdout();
             for path in sp.config.input_files() {
                 plan.input(&path);
@@ -113,6 +117,9 @@ pub fn run_selfplay(start: SelfplayStart, execution: &Execution<'_>) -> Result<S
 
 /// Writes `bytes` to `path` (atomically, or streamed to standard output),
 /// zstd- or gzip-compressed by its extension.
+/// Extensions of compressions `write_compressed` does not write.
+const UNWRITTEN_COMPRESSIONS: &[&str] = &["xz", "lzma", "lz4", "lz", "br", "zip", "7z", "bz", "z"];
+
 fn write_compressed(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     let io = |source| RunError::Io { path: path.to_path_buf(), source };
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -120,6 +127,11 @@ fn write_compressed(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
         "zst" => zstd::encode_all(bytes, 19).map_err(io)?,
         "gz" => {
             let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            e.write_all(bytes).map_err(io)?;
+            e.finish().map_err(io)?
+        }
+        "bz2" => {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
             e.write_all(bytes).map_err(io)?;
             e.finish().map_err(io)?
         }

@@ -84,6 +84,26 @@ fn selfplay_configured_in_code_writes_compressed_games() {
     assert_eq!(names, ["sp.pgn.gz"], "working files are removed");
 }
 
+/// `.bz2` is bzip2 (it was plain text under that name); a compression
+/// self-play does not write is refused before any game.
+#[test]
+fn selfplay_writes_bzip2_and_refuses_compressions_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = EngineSpec::bundled("pgntune", "classical").unwrap();
+    let mut config = MatchConfig::new(RunKind::Selfplay, vec![engine.clone(), engine], 1, MoveLimits::nodes(300));
+    config.vary_weights = Some(0.2);
+    let out = dir.path().join("sp.pgn.bz2");
+    let start = |out: &std::path::Path| SelfplayStart::New(Box::new(SelfplayConfig { config: config.clone(), out: out.to_path_buf(), force: false }));
+    run_selfplay(start(&out), &execution()).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut bzip2::read::BzDecoder::new(std::fs::File::open(&out).unwrap()), &mut text).unwrap();
+    assert_eq!(text.matches("[Event \"pgntune selfplay\"]").count(), 2);
+    let xz = dir.path().join("sp.pgn.xz");
+    assert!(matches!(run_selfplay(start(&xz), &execution()), Err(RunError::Unsuitable(_))));
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["sp.pgn.bz2"]);
+}
+
 #[test]
 fn selfplay_without_varied_weights_plays_no_game_twice() {
     let dir = tempfile::tempdir().unwrap();
