@@ -210,6 +210,13 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
             Ok(format) => format,
             Err(e) => bail!("{e}, or give --format (octave for Octave's text format)"),
         };
+        // Options a format would drop without a word.
+        if !config.tags.is_empty() && !format.keeps_tags() {
+            bail!("{}: --tags: {} holds no tags; write .csv, .tsv or .parquet", path.display(), OutputKind::Dataset(format).describe());
+        }
+        if args.fen && !format.keeps_fens() {
+            bail!("{}: --fen: {} holds no FENs; write .csv, .tsv, .parquet or .epd", path.display(), OutputKind::Dataset(format).describe());
+        }
         plan.output(path, OutputKind::Dataset(format))?;
     }
     if let Some(path) = &args.score_table {

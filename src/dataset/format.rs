@@ -46,6 +46,16 @@ impl Format {
         }
     }
 
+    /// True when the format keeps the tags `extract --tags` asks for.
+    pub fn keeps_tags(self) -> bool {
+        matches!(self, Format::Csv | Format::Tsv | Format::Parquet)
+    }
+
+    /// True when the format keeps each row's FEN (`extract --fen`).
+    pub fn keeps_fens(self) -> bool {
+        self.keeps_tags() || self == Format::Epd
+    }
+
     /// The format for `path`: `explicit` if given, else from the extension.
     pub fn resolve(path: &Path, explicit: Option<Format>) -> Result<Format, DatasetError> {
         explicit.or_else(|| Format::from_path(path)).ok_or_else(|| DatasetError::UnknownFormat { path: path.display().to_string() })

@@ -204,6 +204,9 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
     std::fs::create_dir(d.join("figures")).unwrap();
     fails_untouched(d, pgntune_in(d).args(["fit", "d.mat", "--plot", "figures"]), "the layout 'material' has none");
     fails_untouched(d, pgntune_in(d).args(["fit", "d.csv", "--eval-weight", "0.5"]), "positions has an evaluation label");
+    // Columns a format cannot hold were dropped without a word.
+    fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.mat", "--tags", "White"]), "x.mat: --tags: a .mat dataset holds no tags");
+    fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.svm", "--fen"]), "x.svm: --fen: a LIBSVM dataset holds no FENs");
     // extract does have --format, and says so.
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.foo"]), "or give --format");
 }
