@@ -217,10 +217,18 @@ impl Weights {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| WeightsError::Io { path: name.clone(), source })?;
         let parse_err = |message: String| WeightsError::Parse { path: name.clone(), message };
-        let mut weights: Weights = if text.trim_start().starts_with('{') {
-            serde_json::from_str(&text).map_err(|e| parse_err(e.to_string()))?
+        // The extension decides where it says TOML or JSON; otherwise the
+        // first character does. A file of neither kind (a CSV, say) is
+        // called what it is rather than answered with a TOML parse error.
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        let json = ext.as_deref() == Some("json") || (ext.as_deref() != Some("toml") && text.trim_start().starts_with('{'));
+        let mut weights: Weights = if json {
+            serde_json::from_str(&text).map_err(|e| parse_err(format!("not valid JSON weights: {e}")))?
         } else {
-            toml::from_str(&text).map_err(|e| parse_err(toml_message(&text, &e)))?
+            toml::from_str(&text).map_err(|e| match ext.as_deref() {
+                Some("toml") => parse_err(toml_message(&text, &e)),
+                _ => parse_err(format!("not a weights file (pgntune writes TOML or JSON): {}", toml_message(&text, &e))),
+            })?
         };
         if weights.format != FORMAT && weights.format != 1 {
             return Err(parse_err(format!("format {} is not supported (this build reads formats 1 and {FORMAT})", weights.format)));
@@ -413,6 +421,14 @@ mod tests {
         assert!(Weights::load(&path).unwrap_err().to_string().contains("unknown feature set 'psqt'"));
         assert!(matches!(Weights::resolve("no-such-file.toml"), Err(WeightsError::Io { .. })), "a file name gets the file's error");
         assert!(matches!(Weights::resolve("nonsense"), Err(WeightsError::NotFound { .. })));
+        // A .json file is read as JSON even when it does not start like it,
+        // and a file of neither kind is called so.
+        let json = dir.path().join("bad.json");
+        std::fs::write(&json, "format = 2\nname = \"x\"").unwrap();
+        assert!(Weights::load(&json).unwrap_err().to_string().contains("not valid JSON weights"));
+        let csv = dir.path().join("w.csv");
+        std::fs::write(&csv, "a,b\n1,2\n").unwrap();
+        assert!(Weights::load(&csv).unwrap_err().to_string().contains("not a weights file (pgntune writes TOML or JSON)"));
     }
 
     #[test]
