@@ -127,12 +127,35 @@ impl TuneConfig {
     }
 }
 
+/// What an empty training set says: only the reasons that applied (the
+/// same words for "the file held none" and "all were held out" misled).
+fn empty_message(read: usize, held_out: usize, draws: usize) -> String {
+    if read == 0 {
+        return "no training positions: the dataset holds none".to_string();
+    }
+    let mut why = Vec::new();
+    if held_out > 0 {
+        why.push(format!("{held_out} held out"));
+    }
+    if draws > 0 {
+        why.push(format!("{draws} from drawn games left out"));
+    }
+    format!("no training positions left of the {read} read ({})", why.join(", "))
+}
+
 /// Why a tuning run could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum TuneError {
-    /// No positions to learn from.
-    #[error("no training positions (after holding out games and leaving out draws)")]
-    Empty,
+    /// No positions to learn from, or to evaluate on.
+    #[error("{}", empty_message(*.read, *.held_out, *.draws_left_out))]
+    Empty {
+        /// Positions read.
+        read: usize,
+        /// Positions held out.
+        held_out: usize,
+        /// Positions of drawn games left out.
+        draws_left_out: usize,
+    },
     /// The configuration does not fit the positions.
     #[error("{0}")]
     Invalid(String),
@@ -297,7 +320,9 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let test: Option<Vec<bool>> = holdout.map(|h| (0..n).map(|i| usable(i) && h[i]).collect());
     let train_positions = train.iter().filter(|&&t| t).count();
     if train_positions == 0 {
-        return Err(TuneError::Empty);
+        let held_out = test.as_ref().map_or(0, |t| t.iter().filter(|&&h| h).count());
+        let draws_left_out = (0..n).filter(|&i| !usable(i)).count();
+        return Err(TuneError::Empty { read: n, held_out, draws_left_out });
     }
 
     // K, fitted on the starting weights against the game results.
@@ -466,7 +491,7 @@ pub struct Evaluation {
 /// the best `K` for them when `None`).
 pub fn evaluate(positions: Arc<Positions>, w: &[f64], k: Option<f64>, threads: usize) -> Result<Evaluation, TuneError> {
     if positions.is_empty() {
-        return Err(TuneError::Empty);
+        return Err(TuneError::Empty { read: 0, held_out: 0, draws_left_out: 0 });
     }
     let threads = crate::thread_count(threads);
     let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(TuneError::Threads)?);

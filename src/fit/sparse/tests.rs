@@ -105,3 +105,11 @@ fn frozen_and_unseen_columns_stay_at_their_start() {
     assert_eq!(report.status[1], ColumnStatus::Frozen);
     assert!(report.k_fitted && (report.k - 1.0).abs() < 0.2, "{}", report.k);
 }
+
+#[test]
+fn an_empty_training_set_names_only_the_reasons_that_applied() {
+    let message = |read, held_out, draws_left_out| TuneError::Empty { read, held_out, draws_left_out }.to_string();
+    assert_eq!(message(0, 0, 0), "no training positions: the dataset holds none");
+    assert_eq!(message(7, 7, 0), "no training positions left of the 7 read (7 held out)");
+    assert_eq!(message(7, 3, 4), "no training positions left of the 7 read (3 held out, 4 from drawn games left out)");
+}
