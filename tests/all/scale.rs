@@ -92,6 +92,50 @@ fn split_never_replaces_a_file_it_did_not_write() {
     assert!(std::fs::read_to_string(out.join("shard-00000.pgn")).unwrap().starts_with("[Event \"a\"]"));
 }
 
+/// Standard error of a split that must fail with exit code 2 and one line.
+fn split_fails(args: &[&std::ffi::OsStr], dir: &Path, stdin: &[u8]) -> String {
+    let out = pgntune().current_dir(dir).arg("split").args(args).write_stdin(stdin).assert().code(2).get_output().stderr.clone();
+    let err = String::from_utf8_lossy(&out).into_owned();
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// Every file under `dir` with its bytes, to show that a run left a folder as it found it.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.clone(), std::fs::read(p).unwrap())).collect();
+    files.sort();
+    files
+}
+
+/// A compressed input cut short fails after some shards are complete: none
+/// of them may stay (they were left, and replaced an earlier split's), nor
+/// the folders the run made.
+#[test]
+fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = std::fs::read(bundled_sample()).unwrap();
+    let cut = dir.path().join("cut.pgn.zst");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let nested = dir.path().join("new/shards");
+    let err = split_fails(&[cut.as_os_str(), "--games".as_ref(), "50".as_ref(), "-q".as_ref(), "-o".as_ref(), nested.as_os_str()], dir.path(), b"");
+    assert!(err.contains("cut.pgn.zst"), "{err}");
+    assert!(!dir.path().join("new").exists(), "the folders the run made are gone");
+    // Into a folder that holds an earlier split: it stays as it was, byte for byte.
+    let out = dir.path().join("shards");
+    pgntune().arg("split").arg(bundled_sample()).args(["--games", "500", "-q", "-o"]).arg(&out).assert().success();
+    let before = snapshot(&out);
+    split_fails(&[cut.as_os_str(), "--games".as_ref(), "50".as_ref(), "-q".as_ref(), "-o".as_ref(), out.as_os_str()], dir.path(), b"");
+    assert!(snapshot(&out) == before, "the earlier split is untouched and nothing was added");
+    // Bytes that are not PGN (a program): refused, and the folder made for them is gone too.
+    let binary = dir.path().join("bin.pgn");
+    let program = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    std::fs::write(&binary, &program[..5000]).unwrap();
+    let err = split_fails(&[binary.as_os_str(), "--games".as_ref(), "10".as_ref(), "-o".as_ref(), "outdir".as_ref()], dir.path(), b"");
+    assert!(err.contains("no PGN game found"), "{err}");
+    assert!(!dir.path().join("outdir").exists(), "the folder made for the shards is gone");
+}
+
 #[test]
 fn svm_rows_stream_through_standard_output_with_offset_game_ids_and_fit_reads_them() {
     let dir = tempfile::tempdir().unwrap();
