@@ -136,6 +136,18 @@ fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
     assert!(!dir.path().join("outdir").exists(), "the folder made for the shards is gone");
 }
 
+/// `-o -` made a folder named `-`: split writes a folder of files and
+/// cannot stream to standard output.
+#[test]
+fn split_refuses_standard_output_as_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.pgn");
+    std::fs::write(&odd, ODD).unwrap();
+    let err = split_fails(&[odd.as_os_str(), "--games".as_ref(), "2".as_ref(), "-o".as_ref(), "-".as_ref()], dir.path(), b"");
+    assert!(err.contains("standard output") && err.contains("folder"), "{err}");
+    assert!(!dir.path().join("-").exists(), "no folder named '-'");
+}
+
 #[test]
 fn svm_rows_stream_through_standard_output_with_offset_game_ids_and_fit_reads_them() {
     let dir = tempfile::tempdir().unwrap();
