@@ -167,6 +167,12 @@ pub enum SplitError {
         /// The input.
         input: String,
     },
+    /// The inputs hold no text at all.
+    #[error("{input}: empty, no game to split")]
+    Empty {
+        /// The input, or how many.
+        input: String,
+    },
     /// A file could not be read or made.
     #[error("{}: {source}", path.display())]
     Io {
@@ -444,9 +450,16 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
         return Err(e);
     }
     read?;
+    let inputs_named = || if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
     if games > 0 && !any_real_game {
-        let input = if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
-        return Err(SplitError::NoGame { input });
+        return Err(SplitError::NoGame { input: inputs_named() });
+    }
+    // Extraction takes empty inputs for an empty collection (a header and
+    // no row, which every later step reads), but a manifest of no shard
+    // gives a cluster nothing to run and mostly means a wrong file or an
+    // empty pipe: say so.
+    if games == 0 {
+        return Err(SplitError::Empty { input: inputs_named() });
     }
     if let Some(last) = input {
         let end = tap.borrow().ends[last];
@@ -539,5 +552,18 @@ mod tests {
         assert!(matches!(err, SplitError::NoGame { .. }), "{err}");
         assert_eq!(std::fs::read_dir(&out_dir).map(|d| d.count()).unwrap_or(0), 0, "a shard was left behind");
         assert!(!out_dir.exists(), "the folder made for the shards was left behind");
+    }
+
+    /// Nothing to split is an error of its own, and the folder made for it goes again.
+    #[test]
+    fn an_empty_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("new/shards");
+        let empty = InputSource::Memory { name: "empty.pgn".into(), data: std::sync::Arc::from(&b""[..]) };
+        let config =
+            SplitConfig { inputs: vec![empty], games_per_shard: 10, out_dir: out_dir.clone(), compression: ShardCompression::None, force: false };
+        let err = split(&config, &NoProgress).unwrap_err();
+        assert!(matches!(&err, SplitError::Empty { input } if input == "empty.pgn"), "{err}");
+        assert!(!dir.path().join("new").exists(), "the folders made for the shards were left behind");
     }
 }

@@ -148,6 +148,20 @@ fn split_refuses_standard_output_as_its_folder() {
     assert!(!dir.path().join("-").exists(), "no folder named '-'");
 }
 
+/// An empty input (a file, or standard input) gave a manifest of no shard
+/// and exit code 0: it is an error, with nothing made.
+#[test]
+fn split_refuses_empty_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.pgn");
+    std::fs::write(&empty, "").unwrap();
+    let err = split_fails(&[empty.as_os_str(), "--games".as_ref(), "2".as_ref(), "-o".as_ref(), "a".as_ref()], dir.path(), b"");
+    assert!(err.contains("empty.pgn") && err.contains("empty"), "{err}");
+    let err = split_fails(&["-".as_ref(), "--games".as_ref(), "2".as_ref(), "-o".as_ref(), "b".as_ref()], dir.path(), b"");
+    assert!(err.contains("stdin") && err.contains("empty"), "{err}");
+    assert!(!dir.path().join("a").exists() && !dir.path().join("b").exists(), "no folder and no manifest of zero shards");
+}
+
 #[test]
 fn svm_rows_stream_through_standard_output_with_offset_game_ids_and_fit_reads_them() {
     let dir = tempfile::tempdir().unwrap();
