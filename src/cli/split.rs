@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::extract::check_inputs;
+use super::extract::{check_inputs, warn_problems};
 use super::progress::ReadProgress;
 use super::values::at_least;
 use crate::pgn::InputSource;
@@ -50,6 +50,7 @@ pub(super) fn run_split(args: SplitCommand) -> Result<()> {
     let report = split(&config, &progress);
     progress.finish();
     let report = report?;
+    warn_problems(&report.problems, report.problem_count);
     for path in &report.removed {
         eprintln!("note: removed {}, a shard of the earlier split that this one does not rewrite", path.display());
     }

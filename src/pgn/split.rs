@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::extract::{ExtractConfig, ExtractError, Progress, Tap, read_games_tapped};
+use super::extract::{ExtractConfig, ExtractError, Problem, Progress, Tap, read_games_tapped};
 use super::input::{ByteCounters, InputSource};
 use super::record::GameRecord;
 use crate::atomic::{AtomicFile, OutputError, OutputKind, OutputPlan, PlanError, StagedFile};
@@ -145,6 +145,11 @@ pub struct SplitReport {
     pub manifest_path: PathBuf,
     /// Shards of an earlier split into the folder that this one did not rewrite, removed.
     pub removed: Vec<PathBuf>,
+    /// The first games the PGN reader could not read (copied into their
+    /// shards all the same, where extraction reports them again).
+    pub problems: Vec<Problem>,
+    /// How many there were.
+    pub problem_count: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -376,6 +381,7 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
     let counters = ByteCounters::default();
     // The shards written, each staged until the whole split has succeeded.
     let mut shards: Vec<(ShardEntry, StagedFile)> = Vec::new();
+    let (mut problems, mut problem_count) = (Vec::new(), 0u64);
     let mut open: Option<ShardFile> = None;
     // The input being read, and whether its text so far ended cleanly at its last game.
     let mut input: Option<usize> = None;
@@ -433,6 +439,11 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
             }
         }
         open.as_mut().expect("a game begins a shard").count(&names[record.input], record.number);
+        // Copied all the same (the shard holds the text as it is), but said,
+        // as extraction says it: a file cut short ends in such a game.
+        if let Some(problem) = Problem::unreadable(&names[record.input], &record) {
+            problem.note(&mut problems, &mut problem_count);
+        }
         games += 1;
         any_real_game |= record.has_tags || !record.moves.is_empty();
         last_clean = record.terminated && record.parse_error.is_none();
@@ -499,7 +510,7 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
             removed.push(path);
         }
     }
-    Ok(SplitReport { manifest, manifest_path, removed, seconds: 0.0 })
+    Ok(SplitReport { manifest, manifest_path, removed, problems, problem_count, seconds: 0.0 })
 }
 
 #[cfg(test)]

@@ -162,6 +162,30 @@ fn split_refuses_empty_inputs() {
     assert!(!dir.path().join("a").exists() && !dir.path().join("b").exists(), "no folder and no manifest of zero shards");
 }
 
+/// A file cut in the middle of a game: split copies the cut game (its
+/// shard holds the text as it is) and warns about it in the words
+/// extraction uses, also with -q. It counted the game without a word.
+#[test]
+fn split_warns_about_an_unreadable_game_as_extract_does() {
+    let Some(morphy) = shared("human/Morphy.pgn") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("trunc.pgn");
+    std::fs::write(&cut, &std::fs::read(morphy).unwrap()[..3000]).unwrap();
+    let extracted = stderr_of(pgntune().arg("extract").arg(&cut).args(["-q", "-o"]).arg(dir.path().join("rows.csv")));
+    let warning: Vec<&str> = extracted.lines().filter(|l| l.contains("warning")).collect();
+    assert!(warning.len() == 1 && warning[0].contains("trunc.pgn: game 8: unreadable"), "{extracted}");
+    let out = dir.path().join("shards");
+    let split = stderr_of(pgntune().arg("split").arg(&cut).args(["--games", "10", "-q", "-o"]).arg(&out));
+    assert_eq!(split.lines().collect::<Vec<_>>(), warning, "the same one warning");
+    let manifest = Manifest::load(&out.join("manifest.json")).unwrap();
+    assert_eq!((manifest.games, manifest.shards.len()), (8, 1), "the cut game is still in its shard");
+}
+
+/// Runs `cmd`, asserts that it succeeds, and returns its standard error.
+fn stderr_of(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stderr.clone()).expect("UTF-8 messages")
+}
+
 #[test]
 fn svm_rows_stream_through_standard_output_with_offset_game_ids_and_fit_reads_them() {
     let dir = tempfile::tempdir().unwrap();
