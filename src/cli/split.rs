@@ -36,7 +36,7 @@ pub struct SplitCommand {
     /// Replace files in DIR that the manifest there does not list.
     #[arg(long)]
     pub force: bool,
-    /// Quiet: no progress bar and no summary.
+    /// Quiet: no progress bar, no summary and no notes; warnings and errors are still shown.
     #[arg(long = "silent", short = 'q')]
     pub quiet: bool,
 }
@@ -51,10 +51,10 @@ pub(super) fn run_split(args: SplitCommand) -> Result<()> {
     progress.finish();
     let report = report?;
     warn_problems(&report.problems, report.problem_count);
-    for path in &report.removed {
-        eprintln!("note: removed {}, a shard of the earlier split that this one does not rewrite", path.display());
-    }
     if !args.quiet {
+        for path in &report.removed {
+            eprintln!("note: removed {}, a shard of the earlier split that this one does not rewrite", path.display());
+        }
         let m = &report.manifest;
         eprintln!(
             "{} games in {} shards ({:.1} MB of PGN, {:.1} MB stored) in {:.2} s; manifest {}",

@@ -181,6 +181,28 @@ fn split_warns_about_an_unreadable_game_as_extract_does() {
     assert_eq!((manifest.games, manifest.shards.len()), (8, 1), "the cut game is still in its shard");
 }
 
+/// -q silences the notes about an earlier split's shards removed, as it
+/// silences notes in the other commands; they were printed all the same.
+#[test]
+fn split_q_silences_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.pgn");
+    std::fs::write(&odd, ODD).unwrap();
+    let out = dir.path().join("shards");
+    let split = |games: &str, quiet: bool| {
+        let mut cmd = pgntune();
+        cmd.arg("split").arg(&odd).args(["--games", games, "-o"]).arg(&out);
+        if quiet {
+            cmd.arg("-q");
+        }
+        stderr_of(&mut cmd)
+    };
+    split("1", true);
+    assert_eq!(split("10", true), "", "nothing at all with -q");
+    split("1", true);
+    assert!(split("10", false).contains("note: removed"), "without -q the notes are shown");
+}
+
 /// Runs `cmd`, asserts that it succeeds, and returns its standard error.
 fn stderr_of(cmd: &mut assert_cmd::Command) -> String {
     String::from_utf8(cmd.assert().success().get_output().stderr.clone()).expect("UTF-8 messages")
