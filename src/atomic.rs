@@ -188,6 +188,28 @@ impl AtomicFile {
         Ok(())
     }
 
+    /// Flushes and closes the file under its temporary name, without
+    /// renaming it yet: for outputs that must appear together or not at
+    /// all (the shards and manifest of a split), each closed as soon as it
+    /// is written so that thousands of them do not hold a descriptor each.
+    /// Dropping the [`StagedFile`] removes the temporary file. A stream is
+    /// only flushed: it cannot be taken back.
+    pub fn stage(self) -> Result<StagedFile, OutputError> {
+        let target = self.target;
+        let pending = match self.sink {
+            Sink::Replace { path, writer, _registration } => {
+                let temp = writer.into_inner().map_err(|e| OutputError::new(&target, e.into_error()))?;
+                let len = temp.as_file().metadata().map_err(|e| OutputError::new(&target, e))?.len();
+                Some(Pending { path, temp: temp.into_temp_path(), len, _registration })
+            }
+            Sink::Stream { mut writer } => {
+                writer.flush().map_err(|e| OutputError::new(&target, e))?;
+                None
+            }
+        };
+        Ok(StagedFile { target, pending })
+    }
+
     /// Writes `contents` to `target` atomically in one go.
     pub fn write_all(target: &Path, contents: &[u8]) -> Result<(), OutputError> {
         let mut file = AtomicFile::create(target)?;
@@ -200,6 +222,49 @@ impl AtomicFile {
             Sink::Replace { writer, .. } => writer,
             Sink::Stream { writer } => writer,
         }
+    }
+}
+
+/// An output written in full and closed under its temporary name
+/// ([`AtomicFile::stage`]): [`StagedFile::commit`] renames it to its
+/// name, dropping it removes it (and a signal does, as for an [`AtomicFile`]).
+#[derive(Debug)]
+pub struct StagedFile {
+    target: PathBuf,
+    /// `None` for a stream, already written where it goes.
+    pending: Option<Pending>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    path: PathBuf,
+    temp: tempfile::TempPath,
+    len: u64,
+    _registration: Registration,
+}
+
+impl StagedFile {
+    /// The path the file will have once committed (as it was requested).
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Its size in bytes (0 for a stream).
+    pub fn len(&self) -> u64 {
+        self.pending.as_ref().map_or(0, |p| p.len)
+    }
+
+    /// True when it holds no byte.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Renames the file to its target name.
+    pub fn commit(self) -> Result<(), OutputError> {
+        if let Some(Pending { path, temp, _registration, .. }) = self.pending {
+            temp.persist(&path).map_err(|e| OutputError::new(&self.target, e.error))?;
+        }
+        Ok(())
     }
 }
 
@@ -264,6 +329,26 @@ mod tests {
         use std::os::unix::fs::FileTypeExt;
         assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe stays a pipe");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "no temporary file left");
+    }
+
+    #[test]
+    fn a_staged_file_appears_on_commit_and_leaves_nothing_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (kept, dropped) = (dir.path().join("kept.txt"), dir.path().join("dropped.txt"));
+        std::fs::write(&dropped, "earlier").unwrap();
+        let stage = |target: &Path| {
+            let mut f = AtomicFile::create(target).unwrap();
+            f.write_all(b"staged").unwrap();
+            f.stage().unwrap()
+        };
+        let (a, b) = (stage(&kept), stage(&dropped));
+        assert_eq!((a.len(), b.len()), (6, 6));
+        assert!(!kept.exists(), "nothing appears before the commit");
+        a.commit().unwrap();
+        assert_eq!(std::fs::read(&kept).unwrap(), b"staged");
+        drop(b);
+        assert_eq!(std::fs::read(&dropped).unwrap(), b"earlier", "a dropped file leaves the earlier one alone");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left");
     }
 
     #[test]

@@ -244,6 +244,15 @@ impl OutputPlan {
     /// it must be a folder, or not exist below a writable one.
     pub fn folder(&mut self, dir: &Path) -> Result<(), PlanError> {
         let shown = name(dir);
+        if is_stdout(dir) {
+            // `-` means standard output everywhere else: a folder named so
+            // would be a surprise, and files cannot be streamed into a pipe.
+            return Err(PlanError::Stdout {
+                what: shown,
+                why: "this output is a folder of files, and standard output ('-') cannot hold files; give a folder name (./- for one named '-')"
+                    .into(),
+            });
+        }
         let resolved = resolve_links(dir).map_err(|source| PlanError::Io { path: shown.clone(), source })?;
         if resolved.exists() {
             if !resolved.is_dir() {
@@ -323,6 +332,7 @@ mod tests {
         assert_eq!(plan.output(Path::new("-"), OutputKind::Trace).unwrap(), Destination::Stdout);
         assert!(plan.output(Path::new("-"), OutputKind::ScoreTable).is_err(), "standard output only once");
         assert!(OutputPlan::new(false).folder(&dir.path().join("figures/a")).is_ok());
+        assert!(matches!(OutputPlan::new(false).allow_stdout().folder(Path::new("-")), Err(PlanError::Stdout { .. })), "a folder is never '-'");
         let file = dir.path().join("f");
         std::fs::write(&file, "").unwrap();
         assert!(OutputPlan::new(false).folder(&file).is_err());

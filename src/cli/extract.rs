@@ -12,7 +12,7 @@ use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
 use crate::dataset::{Format, RowWriter, create_writer};
 use crate::features::FeatureLayout;
 use crate::pgn::extract::QuietMode;
-use crate::pgn::{BadGames, EmitMode, ExtractConfig, ExtractStats, FilterConfig, InputSource, ResetEvents, UnknownResult, extract};
+use crate::pgn::{BadGames, EmitMode, ExtractConfig, ExtractStats, FilterConfig, InputSource, Problem, ResetEvents, UnknownResult, extract};
 
 /// How positions are chosen from a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -288,14 +288,20 @@ pub(super) fn check_inputs(inputs: &[InputSource]) -> Result<()> {
 /// Prints the problems (the first few in full) and, unless `quiet`, the
 /// summary line on standard error.
 pub(super) fn report(stats: &ExtractStats, quiet: bool) {
-    for problem in &stats.problems {
-        eprintln!("pgntune: warning: {problem}");
-    }
-    let unreported = stats.problem_count - stats.problems.len() as u64;
-    if unreported > 0 {
-        eprintln!("pgntune: warning: {unreported} more problems not shown");
-    }
+    warn_problems(&stats.problems, stats.problem_count);
     if !quiet {
         eprintln!("{}", stats.summary_line());
+    }
+}
+
+/// Prints the first problems in full and how many more there were, on
+/// standard error (also with -q: a warning is not a note).
+pub(super) fn warn_problems(problems: &[Problem], count: u64) {
+    for problem in problems {
+        eprintln!("pgntune: warning: {problem}");
+    }
+    let unreported = count - problems.len() as u64;
+    if unreported > 0 {
+        eprintln!("pgntune: warning: {unreported} more problems not shown");
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::extract::check_inputs;
+use super::extract::{check_inputs, warn_problems};
 use super::progress::ReadProgress;
 use super::values::at_least;
 use crate::pgn::InputSource;
@@ -36,7 +36,7 @@ pub struct SplitCommand {
     /// Replace files in DIR that the manifest there does not list.
     #[arg(long)]
     pub force: bool,
-    /// Quiet: no progress bar and no summary.
+    /// Quiet: no progress bar, no summary and no notes; warnings and errors are still shown.
     #[arg(long = "silent", short = 'q')]
     pub quiet: bool,
 }
@@ -50,10 +50,11 @@ pub(super) fn run_split(args: SplitCommand) -> Result<()> {
     let report = split(&config, &progress);
     progress.finish();
     let report = report?;
-    for path in &report.removed {
-        eprintln!("note: removed {}, a shard of the earlier split that this one does not rewrite", path.display());
-    }
+    warn_problems(&report.problems, report.problem_count);
     if !args.quiet {
+        for path in &report.removed {
+            eprintln!("note: removed {}, a shard of the earlier split that this one does not rewrite", path.display());
+        }
         let m = &report.manifest;
         eprintln!(
             "{} games in {} shards ({:.1} MB of PGN, {:.1} MB stored) in {:.2} s; manifest {}",

@@ -144,6 +144,26 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// The problem of a game the PGN reader could not read (an unterminated
+    /// tag or comment, a file cut short), if it is one: in the same words
+    /// for every command that reads games.
+    pub fn unreadable(file: &str, game: &GameRecord) -> Option<Problem> {
+        let message = game.parse_error.as_ref()?;
+        Some(Problem { file: file.to_string(), game: game.number, ply: None, message: format!("unreadable PGN: {message}") })
+    }
+
+    /// Counts `self` into `count` and keeps it in `kept` while it holds
+    /// fewer than [`PROBLEMS_KEPT`]: a damaged file reports its first few
+    /// problems in full and how many more there were.
+    pub fn note(self, kept: &mut Vec<Problem>, count: &mut u64) {
+        *count += 1;
+        if kept.len() < PROBLEMS_KEPT {
+            kept.push(self);
+        }
+    }
+}
+
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: game {}", self.file, self.game)?;
@@ -671,10 +691,7 @@ fn process_batch(batch: GameBatch, config: &ExtractConfig, names: &[String], sch
 }
 
 fn note_problem(stats: &mut ExtractStats, file: &str, game: &GameRecord, ply: Option<u32>, message: String) {
-    stats.problem_count += 1;
-    if stats.problems.len() < PROBLEMS_KEPT {
-        stats.problems.push(Problem { file: file.to_string(), game: game.number, ply, message });
-    }
+    Problem { file: file.to_string(), game: game.number, ply, message }.note(&mut stats.problems, &mut stats.problem_count);
 }
 
 #[allow(clippy::too_many_arguments)] // the worker's reusable state, passed apart to keep borrows simple
@@ -690,9 +707,9 @@ fn process_game(
 ) {
     stats.games_read += 1;
     stats.games_with_tags += u64::from(game.has_tags);
-    if let Some(message) = &game.parse_error {
+    if let Some(problem) = Problem::unreadable(file, game) {
         stats.skipped_unreadable += 1;
-        note_problem(stats, file, game, None, format!("unreadable PGN: {message}"));
+        problem.note(&mut stats.problems, &mut stats.problem_count);
         return;
     }
     let start = match replay::start_position(game) {

@@ -26,10 +26,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::extract::{ExtractConfig, ExtractError, Progress, Tap, read_games_tapped};
+use super::extract::{ExtractConfig, ExtractError, Problem, Progress, Tap, read_games_tapped};
 use super::input::{ByteCounters, InputSource};
 use super::record::GameRecord;
-use crate::atomic::{AtomicFile, OutputError, OutputKind, OutputPlan, PlanError};
+use crate::atomic::{AtomicFile, OutputError, OutputKind, OutputPlan, PlanError, StagedFile};
 
 /// The manifest's name in the shard folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -145,6 +145,11 @@ pub struct SplitReport {
     pub manifest_path: PathBuf,
     /// Shards of an earlier split into the folder that this one did not rewrite, removed.
     pub removed: Vec<PathBuf>,
+    /// The first games the PGN reader could not read (copied into their
+    /// shards all the same, where extraction reports them again).
+    pub problems: Vec<Problem>,
+    /// How many there were.
+    pub problem_count: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -165,6 +170,12 @@ pub enum SplitError {
     #[error("{input}: no PGN game found (not a PGN file?)")]
     NoGame {
         /// The input.
+        input: String,
+    },
+    /// The inputs hold no text at all.
+    #[error("{input}: empty, no game to split")]
+    Empty {
+        /// The input, or how many.
         input: String,
     },
     /// A file could not be read or made.
@@ -244,16 +255,17 @@ impl ShardFile {
         }
     }
 
-    fn finish(self) -> Result<ShardEntry, SplitError> {
+    /// Ends the shard's stream and closes it under its temporary name: it
+    /// appears only once the whole split has succeeded.
+    fn finish(self) -> Result<(ShardEntry, StagedFile), SplitError> {
         let io = |source| SplitError::Io { path: self.path.clone(), source };
         let file = match self.sink {
             Sink::Plain(f) => f,
             Sink::Zstd(f) => f.finish().map_err(io)?,
             Sink::Gzip(f) => f.finish().map_err(io)?,
         };
-        file.commit()?;
-        let bytes = std::fs::metadata(&self.path).map_err(io)?.len();
-        Ok(ShardEntry { bytes, ..self.entry })
+        let staged = file.stage()?;
+        Ok((ShardEntry { bytes: staged.len(), ..self.entry }, staged))
     }
 }
 
@@ -269,8 +281,6 @@ fn ends_cleanly(text: &[u8]) -> bool {
 /// earlier manifest lists them, or with `force`). Returns the earlier
 /// manifest's shard files.
 fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<String>, SplitError> {
-    plan.folder(&config.out_dir)?;
-    std::fs::create_dir_all(&config.out_dir).map_err(|source| SplitError::Io { path: config.out_dir.clone(), source })?;
     let manifest = config.out_dir.join(MANIFEST);
     plan.output(&manifest, OutputKind::SplitManifest)?;
     let earlier = Manifest::load(&manifest).map(|m| m.shards.into_iter().map(|s| s.file).collect()).unwrap_or_default();
@@ -292,6 +302,43 @@ fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<Strin
     Ok(earlier)
 }
 
+/// The folders a split made for its output (outermost first): removed
+/// again, if still empty, when the split fails, so that a failed run leaves
+/// nothing of its own making.
+struct CreatedFolders(Vec<PathBuf>);
+
+impl CreatedFolders {
+    /// Creates `dir` and the folders above it that are missing.
+    fn create(dir: &Path) -> Result<CreatedFolders, SplitError> {
+        let mut missing = Vec::new();
+        let mut at = Some(dir);
+        while let Some(folder) = at.filter(|f| !f.as_os_str().is_empty() && std::fs::symlink_metadata(f).is_err()) {
+            missing.push(folder.to_path_buf());
+            at = folder.parent();
+        }
+        std::fs::create_dir_all(dir).map_err(|source| SplitError::Io { path: dir.to_path_buf(), source })?;
+        missing.reverse();
+        Ok(CreatedFolders(missing))
+    }
+
+    /// The split succeeded: the folders stay.
+    fn keep(mut self) {
+        self.0.clear();
+    }
+}
+
+impl Drop for CreatedFolders {
+    fn drop(&mut self) {
+        // Deepest first. `remove_dir` removes only an empty folder: one that
+        // someone else put a file into meanwhile stays, with its parents.
+        for folder in self.0.iter().rev() {
+            if std::fs::remove_dir(folder).is_err() {
+                break;
+            }
+        }
+    }
+}
+
 /// `shard-NNNNN.pgn`, `.pgn.zst` or `.pgn.gz`.
 fn is_shard_name(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("shard-") else { return false };
@@ -300,6 +347,12 @@ fn is_shard_name(name: &str) -> bool {
 }
 
 /// Cuts `config.inputs` into shards and writes the manifest.
+///
+/// All or nothing: the shards are written under temporary names and
+/// renamed, manifest last, only once every input has been read; a split
+/// that fails leaves the folder as it found it (an earlier split in it
+/// included) and removes the folders it made. The price is room on disk
+/// for the new shards beside the earlier ones until the end.
 pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitReport, SplitError> {
     let started = Instant::now();
     if config.games_per_shard == 0 {
@@ -313,11 +366,22 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
             InputSource::Memory { .. } => {}
         }
     }
+    plan.folder(&config.out_dir)?;
+    let created = CreatedFolders::create(&config.out_dir)?;
+    // `write_shards` has dropped (removed) every shard it staged by the time it returns an error.
+    let report = write_shards(config, progress, plan)?;
+    created.keep();
+    Ok(SplitReport { seconds: started.elapsed().as_secs_f64(), ..report })
+}
+
+fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputPlan) -> Result<SplitReport, SplitError> {
     let earlier = check_folder(config, &mut plan)?;
     let names: Vec<String> = config.inputs.iter().map(|i| i.to_string()).collect();
     let tap = RefCell::new(Tap::default());
     let counters = ByteCounters::default();
-    let mut shards: Vec<ShardEntry> = Vec::new();
+    // The shards written, each staged until the whole split has succeeded.
+    let mut shards: Vec<(ShardEntry, StagedFile)> = Vec::new();
+    let (mut problems, mut problem_count) = (Vec::new(), 0u64);
     let mut open: Option<ShardFile> = None;
     // The input being read, and whether its text so far ended cleanly at its last game.
     let mut input: Option<usize> = None;
@@ -375,6 +439,11 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
             }
         }
         open.as_mut().expect("a game begins a shard").count(&names[record.input], record.number);
+        // Copied all the same (the shard holds the text as it is), but said,
+        // as extraction says it: a file cut short ends in such a game.
+        if let Some(problem) = Problem::unreadable(&names[record.input], &record) {
+            problem.note(&mut problems, &mut problem_count);
+        }
         games += 1;
         any_real_game |= record.has_tags || !record.moves.is_empty();
         last_clean = record.terminated && record.parse_error.is_none();
@@ -392,9 +461,16 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
         return Err(e);
     }
     read?;
+    let inputs_named = || if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
     if games > 0 && !any_real_game {
-        let input = if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
-        return Err(SplitError::NoGame { input });
+        return Err(SplitError::NoGame { input: inputs_named() });
+    }
+    // Extraction takes empty inputs for an empty collection (a header and
+    // no row, which every later step reads), but a manifest of no shard
+    // gives a cluster nothing to run and mostly means a wrong file or an
+    // empty pipe: say so.
+    if games == 0 {
+        return Err(SplitError::Empty { input: inputs_named() });
     }
     if let Some(last) = input {
         let end = tap.borrow().ends[last];
@@ -403,19 +479,28 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
     if let Some(shard) = open.take() {
         shards.push(shard.finish()?);
     }
+    let (entries, staged): (Vec<ShardEntry>, Vec<StagedFile>) = shards.into_iter().unzip();
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
-        games: shards.iter().map(|s| s.games).sum(),
-        text_bytes: shards.iter().map(|s| s.text_bytes).sum(),
+        games: entries.iter().map(|s| s.games).sum(),
+        text_bytes: entries.iter().map(|s| s.text_bytes).sum(),
         games_per_shard: config.games_per_shard,
         compression: config.compression,
-        shards,
+        shards: entries,
     };
     let manifest_path = config.out_dir.join(MANIFEST);
     let mut text =
         serde_json::to_string_pretty(&manifest).map_err(|e| SplitError::Manifest { path: manifest_path.clone(), message: e.to_string() })?;
     text.push('\n');
-    AtomicFile::write_all(&manifest_path, text.as_bytes())?;
+    let mut manifest_file = AtomicFile::create(&manifest_path)?;
+    manifest_file.write_all(text.as_bytes()).map_err(|source| SplitError::Io { path: manifest_path.clone(), source })?;
+    let manifest_file = manifest_file.stage()?;
+    // All is written: only renames in the folder are left, the manifest
+    // last, so that it never names a shard that is not there yet.
+    for shard in staged {
+        shard.commit()?;
+    }
+    manifest_file.commit()?;
     // An earlier split's shards beyond this one's would be mistaken for part of it.
     let mut removed = Vec::new();
     for file in earlier.iter().filter(|f| is_shard_name(f) && !manifest.shards.iter().any(|s| &s.file == *f)) {
@@ -425,7 +510,7 @@ pub fn split(config: &SplitConfig, progress: &dyn Progress) -> Result<SplitRepor
             removed.push(path);
         }
     }
-    Ok(SplitReport { manifest, manifest_path, removed, seconds: started.elapsed().as_secs_f64() })
+    Ok(SplitReport { manifest, manifest_path, removed, problems, problem_count, seconds: 0.0 })
 }
 
 #[cfg(test)]
@@ -477,5 +562,19 @@ mod tests {
         let err = split(&config, &NoProgress).unwrap_err();
         assert!(matches!(err, SplitError::NoGame { .. }), "{err}");
         assert_eq!(std::fs::read_dir(&out_dir).map(|d| d.count()).unwrap_or(0), 0, "a shard was left behind");
+        assert!(!out_dir.exists(), "the folder made for the shards was left behind");
+    }
+
+    /// Nothing to split is an error of its own, and the folder made for it goes again.
+    #[test]
+    fn an_empty_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("new/shards");
+        let empty = InputSource::Memory { name: "empty.pgn".into(), data: std::sync::Arc::from(&b""[..]) };
+        let config =
+            SplitConfig { inputs: vec![empty], games_per_shard: 10, out_dir: out_dir.clone(), compression: ShardCompression::None, force: false };
+        let err = split(&config, &NoProgress).unwrap_err();
+        assert!(matches!(&err, SplitError::Empty { input } if input == "empty.pgn"), "{err}");
+        assert!(!dir.path().join("new").exists(), "the folders made for the shards were left behind");
     }
 }

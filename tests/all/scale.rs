@@ -92,6 +92,122 @@ fn split_never_replaces_a_file_it_did_not_write() {
     assert!(std::fs::read_to_string(out.join("shard-00000.pgn")).unwrap().starts_with("[Event \"a\"]"));
 }
 
+/// Standard error of a split that must fail with exit code 2 and one line.
+fn split_fails(args: &[&std::ffi::OsStr], dir: &Path, stdin: &[u8]) -> String {
+    let out = pgntune().current_dir(dir).arg("split").args(args).write_stdin(stdin).assert().code(2).get_output().stderr.clone();
+    let err = String::from_utf8_lossy(&out).into_owned();
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    err
+}
+
+/// Every file under `dir` with its bytes, to show that a run left a folder as it found it.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.clone(), std::fs::read(p).unwrap())).collect();
+    files.sort();
+    files
+}
+
+/// A compressed input cut short fails after some shards are complete: none
+/// of them may stay (they were left, and replaced an earlier split's), nor
+/// the folders the run made.
+#[test]
+fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = std::fs::read(bundled_sample()).unwrap();
+    let cut = dir.path().join("cut.pgn.zst");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let nested = dir.path().join("new/shards");
+    let err = split_fails(&[cut.as_os_str(), "--games".as_ref(), "50".as_ref(), "-q".as_ref(), "-o".as_ref(), nested.as_os_str()], dir.path(), b"");
+    assert!(err.contains("cut.pgn.zst"), "{err}");
+    assert!(!dir.path().join("new").exists(), "the folders the run made are gone");
+    // Into a folder that holds an earlier split: it stays as it was, byte for byte.
+    let out = dir.path().join("shards");
+    pgntune().arg("split").arg(bundled_sample()).args(["--games", "500", "-q", "-o"]).arg(&out).assert().success();
+    let before = snapshot(&out);
+    split_fails(&[cut.as_os_str(), "--games".as_ref(), "50".as_ref(), "-q".as_ref(), "-o".as_ref(), out.as_os_str()], dir.path(), b"");
+    assert!(snapshot(&out) == before, "the earlier split is untouched and nothing was added");
+    // Bytes that are not PGN (a program): refused, and the folder made for them is gone too.
+    let binary = dir.path().join("bin.pgn");
+    let program = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    std::fs::write(&binary, &program[..5000]).unwrap();
+    let err = split_fails(&[binary.as_os_str(), "--games".as_ref(), "10".as_ref(), "-o".as_ref(), "outdir".as_ref()], dir.path(), b"");
+    assert!(err.contains("no PGN game found"), "{err}");
+    assert!(!dir.path().join("outdir").exists(), "the folder made for the shards is gone");
+}
+
+/// `-o -` made a folder named `-`: split writes a folder of files and
+/// cannot stream to standard output.
+#[test]
+fn split_refuses_standard_output_as_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.pgn");
+    std::fs::write(&odd, ODD).unwrap();
+    let err = split_fails(&[odd.as_os_str(), "--games".as_ref(), "2".as_ref(), "-o".as_ref(), "-".as_ref()], dir.path(), b"");
+    assert!(err.contains("standard output") && err.contains("folder"), "{err}");
+    assert!(!dir.path().join("-").exists(), "no folder named '-'");
+}
+
+/// An empty input (a file, or standard input) gave a manifest of no shard
+/// and exit code 0: it is an error, with nothing made.
+#[test]
+fn split_refuses_empty_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.pgn");
+    std::fs::write(&empty, "").unwrap();
+    let err = split_fails(&[empty.as_os_str(), "--games".as_ref(), "2".as_ref(), "-o".as_ref(), "a".as_ref()], dir.path(), b"");
+    assert!(err.contains("empty.pgn") && err.contains("empty"), "{err}");
+    let err = split_fails(&["-".as_ref(), "--games".as_ref(), "2".as_ref(), "-o".as_ref(), "b".as_ref()], dir.path(), b"");
+    assert!(err.contains("stdin") && err.contains("empty"), "{err}");
+    assert!(!dir.path().join("a").exists() && !dir.path().join("b").exists(), "no folder and no manifest of zero shards");
+}
+
+/// A file cut in the middle of a game: split copies the cut game (its
+/// shard holds the text as it is) and warns about it in the words
+/// extraction uses, also with -q. It counted the game without a word.
+#[test]
+fn split_warns_about_an_unreadable_game_as_extract_does() {
+    let Some(morphy) = shared("human/Morphy.pgn") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("trunc.pgn");
+    std::fs::write(&cut, &std::fs::read(morphy).unwrap()[..3000]).unwrap();
+    let extracted = stderr_of(pgntune().arg("extract").arg(&cut).args(["-q", "-o"]).arg(dir.path().join("rows.csv")));
+    let warning: Vec<&str> = extracted.lines().filter(|l| l.contains("warning")).collect();
+    assert!(warning.len() == 1 && warning[0].contains("trunc.pgn: game 8: unreadable"), "{extracted}");
+    let out = dir.path().join("shards");
+    let split = stderr_of(pgntune().arg("split").arg(&cut).args(["--games", "10", "-q", "-o"]).arg(&out));
+    assert_eq!(split.lines().collect::<Vec<_>>(), warning, "the same one warning");
+    let manifest = Manifest::load(&out.join("manifest.json")).unwrap();
+    assert_eq!((manifest.games, manifest.shards.len()), (8, 1), "the cut game is still in its shard");
+}
+
+/// -q silences the notes about an earlier split's shards removed, as it
+/// silences notes in the other commands; they were printed all the same.
+#[test]
+fn split_q_silences_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.pgn");
+    std::fs::write(&odd, ODD).unwrap();
+    let out = dir.path().join("shards");
+    let split = |games: &str, quiet: bool| {
+        let mut cmd = pgntune();
+        cmd.arg("split").arg(&odd).args(["--games", games, "-o"]).arg(&out);
+        if quiet {
+            cmd.arg("-q");
+        }
+        stderr_of(&mut cmd)
+    };
+    split("1", true);
+    assert_eq!(split("10", true), "", "nothing at all with -q");
+    split("1", true);
+    assert!(split("10", false).contains("note: removed"), "without -q the notes are shown");
+}
+
+/// Runs `cmd`, asserts that it succeeds, and returns its standard error.
+fn stderr_of(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stderr.clone()).expect("UTF-8 messages")
+}
+
 #[test]
 fn svm_rows_stream_through_standard_output_with_offset_game_ids_and_fit_reads_them() {
     let dir = tempfile::tempdir().unwrap();
