@@ -120,6 +120,14 @@ pub enum AnalyzeError {
         /// The player filter, if any.
         player: Option<String>,
     },
+    /// No game has the tags a grouping needs.
+    #[error("--group-by {key}: no game has the tag {tags}")]
+    NoTag {
+        /// The grouping.
+        key: String,
+        /// The tags it reads.
+        tags: String,
+    },
     /// Too many games in one input to tell apart.
     #[error("{0}: more than 2^40 games in one input")]
     TooManyGames(String),
@@ -301,6 +309,14 @@ pub fn run(config: &AnalyzeConfig, observer: &dyn ReadObserver) -> Result<Analyz
     let all = rows.all.map(RowMerger::finish).unwrap_or_default();
     if groups.is_empty() {
         return Err(AnalyzeError::NoRows { player: config.player.clone() });
+    }
+    // Every game in the unknown group: the tag is on none of them (most
+    // likely a misspelt name), and one group of everything compares nothing.
+    if let Grouping::By(key) = &config.grouping
+        && *key != GroupKey::Player
+        && groups.keys().all(|g| g == "?")
+    {
+        return Err(AnalyzeError::NoTag { key: key.to_string(), tags: key.tags().join(", ") });
     }
     let name = if config.inputs.len() == 1 { stem(&config.inputs[0]) } else { format!("{} inputs", config.inputs.len()) };
     let curve = score_curve(&all, &config.scale)?;

@@ -27,6 +27,8 @@ pub struct FeaturesCommand {
 }
 
 pub(super) fn run_features(args: FeaturesCommand) -> Result<()> {
+    // Parsed first: a bad --columns is an error, not the table and then one.
+    let columns = args.columns.as_deref().map(FeatureLayout::parse).transpose()?;
     let full = FeatureLayout::full();
     outln!("{:<18} {:>7} {:>7} {:>8}  meaning", "set", "terms", "columns", "in full")?;
     for set in FeatureSet::ALL {
@@ -41,8 +43,7 @@ pub(super) fn run_features(args: FeaturesCommand) -> Result<()> {
         )?;
     }
     outln!("{:<18} {:>7} {:>7} {:>8}  the whole evaluation: {}", "full", full.term_count(), full.len(), "", full.spec())?;
-    if let Some(spec) = &args.columns {
-        let layout = FeatureLayout::parse(spec)?;
+    if let Some(layout) = columns {
         outln!()?;
         for column in layout.columns() {
             outln!("{column}")?;

@@ -207,6 +207,11 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
     // Columns a format cannot hold were dropped without a word.
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.mat", "--tags", "White"]), "x.mat: --tags: a .mat dataset holds no tags");
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.svm", "--fen"]), "x.svm: --fen: a LIBSVM dataset holds no FENs");
+    // A tag no game has grouped everything as '?'; a bad --columns printed
+    // the whole table before its error.
+    fails_untouched(d, pgntune_in(d).args(["analyze", "t.pgn", "--group-by", "NoSuchTag"]), "--group-by NoSuchTag: no game has the tag NoSuchTag");
+    let out = pgntune_in(d).args(["features", "--columns", "bogus"]).assert().code(2).get_output().stdout.clone();
+    assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
     // extract does have --format, and says so.
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.foo"]), "or give --format");
 }
