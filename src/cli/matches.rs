@@ -279,6 +279,15 @@ impl MatchCommand {
         };
         // Checked here too, so that a bad configuration is refused before any note.
         config.check()?;
+        // A wave's shard can hold no pair (more shards than pairs): that is
+        // no error, as the waves of a sharded run are cut evenly, but it is
+        // said rather than exiting 0 after no game.
+        if let Some(shard) = &config.shard {
+            let pairs = config.total_games() / 2;
+            if shard.games(pairs) == 0 {
+                eprintln!("pgntune: warning: --shard {shard}: no pair of the match's {pairs} falls in it, so no game is played");
+            }
+        }
         Ok(MatchStart::New { config: Box::new(config), files: self.run.files() })
     }
 }
