@@ -300,6 +300,11 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     }
     let config = args.fit.fit_config()?;
     let rows = load(&args.datasets, args.fit.needs_games())?;
+    if rows.is_empty() {
+        // Said with the files: the fit's own error cannot name them.
+        let files: Vec<String> = args.datasets.iter().map(|p| p.display().to_string()).collect();
+        bail!("{}: no rows to fit (the {} none)", files.join(", "), if files.len() == 1 { "file holds" } else { "files hold" });
+    }
     let features = args.fit.feature_sets(&rows.columns)?;
     let report = fit(&rows, &config)?;
     args.fit.finish(&report, &features, &name)

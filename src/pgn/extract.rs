@@ -153,6 +153,21 @@ impl Problem {
         Some(Problem { file: file.to_string(), game: game.number, ply: None, message: format!("unreadable PGN: {message}") })
     }
 
+    /// The problem of a game the input ended inside (see
+    /// [`GameRecord::unfinished`]), if it is one: its moves are used, but
+    /// the file may have been cut short, and the user should know.
+    pub fn unfinished(file: &str, game: &GameRecord) -> Option<Problem> {
+        game.unfinished.then(|| Problem {
+            file: file.to_string(),
+            game: game.number,
+            ply: None,
+            message: format!(
+                "the file ends inside this game, after {} plies and before its result marker: was it cut short? (the moves read are used)",
+                game.moves.len()
+            ),
+        })
+    }
+
     /// Counts `self` into `count` and keeps it in `kept` while it holds
     /// fewer than [`PROBLEMS_KEPT`]: a damaged file reports its first few
     /// problems in full and how many more there were.
@@ -711,6 +726,9 @@ fn process_game(
         stats.skipped_unreadable += 1;
         problem.note(&mut stats.problems, &mut stats.problem_count);
         return;
+    }
+    if let Some(problem) = Problem::unfinished(file, game) {
+        problem.note(&mut stats.problems, &mut stats.problem_count);
     }
     let start = match replay::start_position(game) {
         Ok(pos) => pos,

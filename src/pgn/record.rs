@@ -44,6 +44,11 @@ pub struct GameRecord {
     pub has_tags: bool,
     /// Whether the movetext ended with a termination marker.
     pub terminated: bool,
+    /// Whether the input ended inside this game: it has tags, and its
+    /// movetext runs to the end of the input without a termination marker.
+    /// A file cut short ends like this (so does one whose writer left the
+    /// last marker out); the moves read are sound all the same.
+    pub unfinished: bool,
     /// Where the game begins in its input's text (decompressed bytes),
     /// when the text from there on reads the same on its own: the game
     /// begins a stretch the PGN reader reads in one go and is not joined
@@ -191,10 +196,12 @@ impl Joiner {
         }
     }
 
-    /// Flushes the held game at the end of an input.
+    /// Flushes the held game at the end of an input: one that has tags and
+    /// no termination marker yet, so the input ended inside it
+    /// ([`GameRecord::unfinished`]).
     pub fn finish(&mut self, out: &mut Vec<GameRecord>) {
         if let Some(held) = self.held.take() {
-            self.emit(held, out);
+            self.emit(GameRecord { unfinished: true, ..held }, out);
         }
     }
 
@@ -229,6 +236,31 @@ mod tests {
         }
         joiner.finish(&mut out);
         out.iter().map(|g| (g.has_tags, g.moves.len(), g.terminated)).collect()
+    }
+
+    fn unfinished(text: &str) -> Vec<bool> {
+        let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+        let mut visitor = RecordVisitor::new(0, &[]);
+        let mut joiner = Joiner::default();
+        let mut out = vec![];
+        while let Some(records) = reader.read_game(&mut visitor).unwrap() {
+            for r in records {
+                joiner.push(r, &mut out);
+            }
+        }
+        joiner.finish(&mut out);
+        out.iter().map(|g| g.unfinished).collect()
+    }
+
+    #[test]
+    fn a_game_the_input_ends_inside_is_unfinished() {
+        let whole = "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n";
+        assert_eq!(unfinished(whole), [false, false]);
+        // Cut in the second game's moves, and right after its tags.
+        assert_eq!(unfinished(&whole[..whole.len() - 8]), [false, true]);
+        assert_eq!(unfinished("[Result \"1-0\"]\n\n1. e4 1-0\n\n[Result \"0-1\"]\n"), [false, true]);
+        // A game without a marker that another game follows is not the input's end.
+        assert_eq!(unfinished("[Result \"1-0\"]\n\n1. e4\n\n[Result \"0-1\"]\n\n1. d4 0-1\n"), [false, false]);
     }
 
     #[test]

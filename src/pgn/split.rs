@@ -441,7 +441,8 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
         open.as_mut().expect("a game begins a shard").count(&names[record.input], record.number);
         // Copied all the same (the shard holds the text as it is), but said,
         // as extraction says it: a file cut short ends in such a game.
-        if let Some(problem) = Problem::unreadable(&names[record.input], &record) {
+        let problem = Problem::unreadable(&names[record.input], &record).or_else(|| Problem::unfinished(&names[record.input], &record));
+        if let Some(problem) = problem {
             problem.note(&mut problems, &mut problem_count);
         }
         games += 1;

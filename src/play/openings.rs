@@ -250,6 +250,10 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
         }
     }
     joiner.finish(&mut records);
+    // A file of text with not one tag nor one playable tagless game is no
+    // PGN at all (a binary file, say): said as such, not as a collection
+    // whose games are all too short.
+    let any_tags = records.iter().any(|r| r.has_tags);
     let mut openings = Vec::new();
     for record in records {
         let bad = |message: String| OpeningError::Bad { path: name.clone(), what: format!("game {}", record.number), message };
@@ -283,6 +287,9 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
             continue;
         }
         openings.push(Opening { fen, moves });
+    }
+    if openings.is_empty() && !any_tags && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        return Err(OpeningError::Bad { path: name, what: "the file".into(), message: "no PGN game in it (is it a PGN file?)".into() });
     }
     Ok(openings)
 }

@@ -200,6 +200,25 @@ fn bad_moves_are_reported_with_file_game_ply_and_text() {
         .stderr(predicate::str::contains("used 1, skipped 1 bad moves"));
 }
 
+/// A plain PGN cut in the middle of its last game's moves is read as far as
+/// it goes (those positions are sound, and the Result tag is the game's),
+/// but said: the rest of the file may be missing. `split` says the same.
+#[test]
+fn a_file_cut_inside_its_last_game_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = GAME.repeat(3);
+    let cut = &whole[..whole.len() - "a6 1-0\n".len()];
+    let input = write(dir.path(), "cut.pgn", cut.as_bytes());
+    let warning = "cut.pgn: game 3: the file ends inside this game, after 5 plies and before its result marker";
+    let out = dir.path().join("rows.csv");
+    pgntune().arg("extract").arg(&input).arg("-o").arg(&out).assert().success().stderr(predicate::str::contains(warning));
+    let split = dir.path().join("shards");
+    pgntune().arg("split").arg(&input).arg("-o").arg(&split).args(["--games", "2"]).assert().success().stderr(predicate::str::contains(warning));
+    // The whole file, and a last game that ends at its marker without a newline, are not.
+    let whole = write(dir.path(), "whole.pgn", whole.trim_end().as_bytes());
+    pgntune().arg("extract").arg(&whole).arg("-o").arg(&out).assert().success().stderr(predicate::str::contains("ends inside").not());
+}
+
 #[test]
 fn help_explains_the_options() {
     pgntune()

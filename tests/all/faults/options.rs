@@ -101,6 +101,12 @@ fn fault_20_messages_say_what_is_wrong_once() {
     fails(pgntune_in(d).args(["eval", fen, "-w", "bad.toml"]), "bad.toml: line 6, column 5:");
     let openings = fails(pgntune_in(d).args(["openings", "nonexist.pgn", "--out", "o.epd"]), "nonexist.pgn");
     assert_eq!(openings.matches("nonexist.pgn").count(), 1, "{openings}");
+    // A binary file is no PGN, not a collection of short games; an empty
+    // matrix names its file.
+    std::fs::write(d.join("binary.pgn"), (0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect::<Vec<u8>>()).unwrap();
+    fails(pgntune_in(d).args(["openings", "binary.pgn", "--out", "o.epd"]), "binary.pgn: the file: no PGN game in it");
+    write(d, "empty.mat", "");
+    fails(pgntune_in(d).args(["fit", "empty.mat"]), "empty.mat: no rows to fit (the file holds none)");
     // Holdout on rows without game ids says rows, and warns.
     write(
         d,
