@@ -59,7 +59,7 @@ impl FromStr for ReportEvery {
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Games played at once (default: one per core; more than 4 per core needs --force). Results with --nodes or --depth do not depend on it.
-    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(1))]
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(0))]
     pub concurrency: Option<usize>,
     /// Where to write the games (PGN). Complete games only; a resumed match continues the same file. An existing file is
     /// replaced only with --force (a new match never appends to games it did not write). A pipe, a device or '-' (standard
@@ -95,7 +95,8 @@ impl RunArgs {
 
 /// Games played at once: as asked, else one per core.
 fn threads(concurrency: Option<usize>, force: bool) -> Result<usize> {
-    let threads = concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    // 0 is one per core, as `-j 0` is for every command.
+    let threads = crate::thread_count(concurrency.unwrap_or(0));
     check_threads("--concurrency", threads, Some(force))?;
     Ok(threads)
 }
@@ -423,7 +424,7 @@ pub struct SelfplayCommand {
     #[command(flatten)]
     pub openings: OpeningArgs,
     /// Games played at once (default: one per core; more than 4 per core needs --force). The games do not depend on it with --nodes or --depth.
-    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(1))]
+    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(0))]
     pub concurrency: Option<usize>,
     /// Quiet: no progress and no summary line (errors are still shown).
     #[arg(long = "silent", alias = "quiet", short = 'q')]

@@ -17,7 +17,7 @@ use crate::play::{Adjudication, DrawRule, DrawRules, EngineSpec, MoveLimits, Ope
 #[derive(Debug, Clone, Args)]
 pub struct LimitArgs {
     /// Nodes per move (deterministic: games do not depend on machine load).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<u64>(1, i128::from(crate::engine::params::MAX_NODES)))]
     pub nodes: Option<u64>,
     /// Depth per move (1 to 100).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<u32>(1, i128::from(crate::engine::params::MAX_DEPTH)))]
@@ -202,7 +202,7 @@ pub struct OpeningsCommand {
     #[arg(long, default_value_t = 0, value_name = "CP", allow_negative_numbers = true, value_parser = whole::<i32>(0, i128::from(i32::MAX)))]
     pub balanced: i32,
     /// Nodes per balance check.
-    #[arg(long, default_value_t = 5000, allow_negative_numbers = true, value_parser = at_least(1))]
+    #[arg(long, default_value_t = 5000, allow_negative_numbers = true, value_parser = whole::<u64>(1, i128::from(crate::engine::params::MAX_NODES)))]
     pub nodes: u64,
     /// Replace an existing --out that is not an opening suite.
     #[arg(long)]

@@ -79,20 +79,20 @@ impl RowWriter for DelimitedWriter {
     fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
         let sep = self.sep;
         let quote_text = sep != b',';
-        let mut itoa = itoa::Buffer::new();
+        let mut numbers = super::number_text::NumberText::new();
         for i in 0..batch.len() {
             let line = &mut self.line;
             line.clear();
             batch.dense_row(i, &self.layout, &mut self.x);
             for &x in &self.x {
-                super::push_number(line, x, &mut itoa);
+                numbers.push(line, x);
                 line.push(sep);
             }
             line.extend_from_slice(batch.results[i].score_str().as_bytes());
             line.push(sep);
-            line.extend_from_slice(itoa.format(batch.games[i]).as_bytes());
+            line.extend_from_slice(numbers.int(batch.games[i]).as_bytes());
             line.push(sep);
-            line.extend_from_slice(itoa.format(batch.plies[i]).as_bytes());
+            line.extend_from_slice(numbers.int(batch.plies[i]).as_bytes());
             for column in &batch.tags {
                 line.push(sep);
                 push_text(line, &column[i], sep, quote_text);

@@ -13,6 +13,7 @@ pub mod format;
 pub mod load;
 mod mat;
 pub mod merged;
+mod number_text;
 mod octave;
 pub mod parquet;
 pub mod positions;
@@ -22,17 +23,6 @@ pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};
 
-/// Appends a feature value as text: whole numbers without a decimal point
-/// (as the integer matrices of material layouts always were), others in the
-/// shortest form that reads back to the same `f64`.
-pub(crate) fn push_number(out: &mut Vec<u8>, value: f64, itoa: &mut itoa::Buffer) {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        out.extend_from_slice(itoa.format(value as i64).as_bytes());
-    } else {
-        use std::io::Write as _;
-        let _ = write!(out, "{value}");
-    }
-}
 pub use format::{Format, RowWriter, create_writer};
 
 /// Errors while writing or reading a dataset.

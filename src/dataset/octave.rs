@@ -47,14 +47,14 @@ impl OctaveWriter {
     }
 
     fn write_rows(&mut self, batch: &RowBatch) -> io::Result<()> {
-        let mut itoa = itoa::Buffer::new();
+        let mut numbers = super::number_text::NumberText::new();
         let mut line = Vec::with_capacity(64);
         for i in 0..batch.len() {
             line.clear();
             batch.dense_row(i, &self.layout, &mut self.dense);
             for &v in &self.dense {
                 line.push(b' ');
-                super::push_number(&mut line, v, &mut itoa);
+                numbers.push(&mut line, v);
             }
             line.push(b'\n');
             self.x.write_all(&line)?;

@@ -66,7 +66,7 @@ impl SvmWriter {
 
 impl RowWriter for SvmWriter {
     fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
-        let mut itoa = itoa::Buffer::new();
+        let mut numbers = super::number_text::NumberText::new();
         let mut start = 0;
         // Rows come game by game: a comment line per run of rows of one game.
         while start < batch.len() {
@@ -75,11 +75,11 @@ impl RowWriter for SvmWriter {
             let line = &mut self.line;
             line.clear();
             line.extend_from_slice(b"# game ");
-            line.extend_from_slice(itoa.format(game).as_bytes());
+            line.extend_from_slice(numbers.int(game).as_bytes());
             line.extend_from_slice(b" plies");
             for r in start..end {
                 line.push(b' ');
-                line.extend_from_slice(itoa.format(batch.plies[r]).as_bytes());
+                line.extend_from_slice(numbers.int(batch.plies[r]).as_bytes());
             }
             if !batch.evals.is_empty() {
                 line.extend_from_slice(b" evals");
@@ -100,9 +100,9 @@ impl RowWriter for SvmWriter {
                 for &(j, v) in &self.pairs {
                     if v != 0.0 {
                         line.push(b' ');
-                        line.extend_from_slice(itoa.format(j + 1).as_bytes());
+                        line.extend_from_slice(numbers.int(j + 1).as_bytes());
                         line.push(b':');
-                        super::push_number(line, v, &mut itoa);
+                        numbers.push(line, v);
                     }
                 }
                 line.push(b'\n');

@@ -64,34 +64,34 @@ impl TripletWriter {
 
 impl RowWriter for TripletWriter {
     fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
-        let mut itoa = itoa::Buffer::new();
+        let mut numbers = super::number_text::NumberText::new();
         let c = self.layout.len();
         for r in 0..batch.len() {
             self.rows += 1;
             let i = self.rows;
             self.line.clear();
             self.layout.sparse_columns(batch.row_terms(r), batch.phases[r], &mut self.pairs);
-            let entry = |line: &mut Vec<u8>, j: usize, v: f64, itoa: &mut itoa::Buffer| {
-                line.extend_from_slice(itoa.format(i).as_bytes());
+            let entry = |line: &mut Vec<u8>, j: usize, v: f64, numbers: &mut super::number_text::NumberText| {
+                line.extend_from_slice(numbers.int(i).as_bytes());
                 line.push(b' ');
-                line.extend_from_slice(itoa.format(j).as_bytes());
+                line.extend_from_slice(numbers.int(j).as_bytes());
                 line.push(b' ');
-                super::push_number(line, v, itoa);
+                numbers.push(line, v);
                 line.push(b'\n');
             };
             for &(j, v) in &self.pairs {
-                entry(&mut self.line, j + 1, v, &mut itoa);
+                entry(&mut self.line, j + 1, v, &mut numbers);
             }
             for (j, v) in [(c + 1, batch.results[r].score()), (c + 2, batch.games[r] as f64), (c + 3, f64::from(batch.plies[r]))] {
                 if v != 0.0 {
-                    entry(&mut self.line, j, v, &mut itoa);
+                    entry(&mut self.line, j, v, &mut numbers);
                 }
             }
             if self.eval
                 && let Some(&e) = batch.evals.get(r)
                 && !e.is_nan()
             {
-                entry(&mut self.line, c + 4, f64::from(e), &mut itoa);
+                entry(&mut self.line, c + 4, f64::from(e), &mut numbers);
             }
             self.file.write_all(&self.line).map_err(|e| OutputError::new(self.file.target(), e))?;
         }

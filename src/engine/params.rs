@@ -11,6 +11,10 @@ pub const MAX_PLY: usize = 128;
 
 /// The deepest iteration iterative deepening starts.
 pub const MAX_DEPTH: u32 = 100;
+/// The most nodes a search may be given (`--nodes`, `nodes=`): hours per
+/// move at the engine's speed. More is a typo, and would search on for
+/// days or, near `u64::MAX`, without end.
+pub const MAX_NODES: u64 = 10_000_000_000;
 
 // ---- Scores -------------------------------------------------------------
 

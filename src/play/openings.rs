@@ -221,6 +221,15 @@ fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
         // EPD: four FEN fields, then optional operations; a full FEN is
         // accepted too. Chess960 castling (Shredder-FEN, X-FEN) is read as
         // `play --fen` reads it.
+        if line.split_whitespace().count() < 4 {
+            // shakmaty reads a bare board as white to move without castling
+            // rights: a line cut short would be played as another position.
+            return Err(OpeningError::Bad {
+                path: name,
+                what: format!("line {}", n + 1),
+                message: "fewer than the four EPD fields (board, side to move, castling, en passant): is the line cut short?".into(),
+            });
+        }
         let position = epd_to_fen(line)
             .parse::<Fen>()
             .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
@@ -493,5 +502,9 @@ mod tests {
         assert!(matches!(none, Err(SuiteError::Empty(9))));
         std::fs::write(&epd, "not a fen\n").unwrap();
         assert!(load(&epd, DEFAULT_PGN_PLIES).unwrap_err().to_string().contains("line 1"));
+        // A line cut after the side to move would parse, without castling rights.
+        std::fs::write(&epd, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\nrnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b\n").unwrap();
+        let cut = load(&epd, DEFAULT_PGN_PLIES).unwrap_err().to_string();
+        assert!(cut.contains("line 2: fewer than the four EPD fields"), "{cut}");
     }
 }

@@ -65,6 +65,16 @@ pub enum EngineSpecError {
         /// The value given.
         value: String,
     },
+    /// A number outside what the key takes.
+    #[error("{key}={value}: must be {range}")]
+    OutOfRange {
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// The numbers it takes.
+        range: String,
+    },
     /// Both `weights=` and `cmd=`.
     #[error("give either weights= (the bundled engine) or cmd= (a UCI engine), not both")]
     BothKinds,
@@ -190,6 +200,18 @@ impl FromStr for EngineSpec {
         fn number<T: FromStr>(key: &'static str, value: &str) -> Result<T, EngineSpecError> {
             value.parse().map_err(|_| EngineSpecError::NotANumber { key, value: value.to_string() })
         }
+        fn in_range<T: FromStr + PartialOrd + Copy + std::fmt::Display>(
+            key: &'static str,
+            value: &str,
+            min: T,
+            max: T,
+        ) -> Result<T, EngineSpecError> {
+            let n: T = number(key, value)?;
+            if n < min || n > max {
+                return Err(EngineSpecError::OutOfRange { key, value: value.to_string(), range: format!("{min} to {max}") });
+            }
+            Ok(n)
+        }
         for token in s.split([' ', ',']).filter(|t| !t.is_empty()) {
             let (key, value) = token.split_once('=').ok_or_else(|| EngineSpecError::NotKeyValue(token.to_string()))?;
             match key {
@@ -200,8 +222,8 @@ impl FromStr for EngineSpec {
                 "arg" => args.push(value.to_string()),
                 "dir" => dir = Some(value.to_string()),
                 "tc" => limits.tc = Some(value.parse().map_err(EngineSpecError::TimeControl)?),
-                "nodes" => limits.nodes = Some(number("nodes", value)?),
-                "depth" => limits.depth = Some(number("depth", value)?),
+                "nodes" => limits.nodes = Some(in_range("nodes", value, 1, crate::engine::params::MAX_NODES)?),
+                "depth" => limits.depth = Some(in_range("depth", value, 1, crate::engine::params::MAX_DEPTH)?),
                 _ if key.starts_with("option.") && key.len() > "option.".len() => {
                     options.push((key["option.".len()..].to_string(), value.to_string()))
                 }

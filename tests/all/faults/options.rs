@@ -194,6 +194,14 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         (vec!["extract", "t.pgn", "-o", "x.csv", "--max-plies", "18446744073709551615"], "must be a whole number from 1 to 4294967295"),
         (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e308"], "--k must be a positive number at most 10000"),
         (vec!["tune", "t.pgn", "--features", "full", "--k", "1e9"], "--k must be 'auto' or a positive number at most 10000"),
+        // Searched without end, near u64::MAX.
+        (vec!["play", "--nodes", "18446744073709551615"], "'--nodes <N>': must be a whole number from 1 to 10000000000"),
+        (vec!["openings", "t.pgn", "--out", "o.epd", "--balanced", "50", "--nodes", "18446744073709551615"], "from 1 to 10000000000"),
+        (
+            vec!["match", "--engine", "weights=classical,nodes=18446744073709551615", "--engine", "weights=flat"],
+            "nodes=18446744073709551615: must be 1 to 10000000000",
+        ),
+        (vec!["match", "--engine", "weights=classical,depth=0", "--engine", "weights=flat"], "depth=0: must be 1 to 100"),
     ] {
         fails_untouched(d, pgntune_in(d).args(&args), needle);
     }
@@ -205,6 +213,11 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         let message = fails_untouched(d, pgntune_in(d).args(&args), needle);
         assert!(!message.contains(not_offered), "{args:?} offers {not_offered}, which it does not have: {message}");
     }
+    // -j 0 is one per core for every command, match too (it was refused there).
+    pgntune_in(d)
+        .args(["match", "--engine", "weights=classical", "--engine", "weights=flat", "--games", "2", "--nodes", "200", "-j", "0", "-q"])
+        .assert()
+        .success();
     // Options of the whole-evaluation tuner that could not do what they
     // say: the fit ran, without figures or without any evaluation.
     std::fs::create_dir(d.join("figures")).unwrap();
