@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
-pub use cleanup::{Registration, register, registered, remove_on_signals};
+pub use cleanup::{Registration, register, register_folder, registered, remove_on_signals};
 pub use plan::{Destination, OutputPlan, PlanError};
 pub use recognise::OutputKind;
 

@@ -16,7 +16,8 @@ use signal_hook::iterator::Signals;
 
 struct Registry {
     next: u64,
-    files: Vec<(u64, PathBuf)>,
+    /// Registered paths, in registration order; `true` for a folder.
+    files: Vec<(u64, PathBuf, bool)>,
     /// Set once a signal arrived: the process is exiting.
     closed: bool,
 }
@@ -35,23 +36,40 @@ pub struct Registration(u64);
 
 /// Registers `path` for removal on SIGINT or SIGTERM.
 pub fn register(path: &Path) -> Registration {
+    enter(path, false)
+}
+
+/// Registers a folder the process made: on SIGINT or SIGTERM it is removed
+/// after the files, if it is empty then (a folder someone else put a file
+/// into stays). Folders go deepest first when registered outermost first.
+pub fn register_folder(path: &Path) -> Registration {
+    enter(path, true)
+}
+
+fn enter(path: &Path, folder: bool) -> Registration {
     let mut registry = registry();
     let id = registry.next;
     registry.next += 1;
     if registry.closed {
-        // The signal thread has already swept: do its work for this file.
-        let _ = std::fs::remove_file(path);
+        // The signal thread has already swept: do its work for this path.
+        remove(path, folder);
     } else {
-        registry.files.push((id, path.to_path_buf()));
+        registry.files.push((id, path.to_path_buf(), folder));
     }
     Registration(id)
+}
+
+/// Removes a registered file, or a registered folder if it is empty.
+fn remove(path: &Path, folder: bool) {
+    let _ = if folder { std::fs::remove_dir(path) } else { std::fs::remove_file(path) };
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
         let mut registry = registry();
-        if let Some(i) = registry.files.iter().position(|(id, _)| *id == self.0) {
-            registry.files.swap_remove(i);
+        // `remove`, not `swap_remove`: the sweep relies on the order.
+        if let Some(i) = registry.files.iter().position(|(id, _, _)| *id == self.0) {
+            registry.files.remove(i);
         }
     }
 }
@@ -68,8 +86,12 @@ pub fn remove_on_signals() -> std::io::Result<()> {
         if let Some(signal) = signals.forever().next() {
             let mut registry = registry();
             registry.closed = true;
-            for (_, path) in &registry.files {
-                let _ = std::fs::remove_file(path);
+            // Files first, then the folders that held them, deepest first.
+            for (_, path, _) in registry.files.iter().filter(|(_, _, folder)| !folder) {
+                remove(path, false);
+            }
+            for (_, path, _) in registry.files.iter().rev().filter(|(_, _, folder)| *folder) {
+                remove(path, true);
             }
             // The lock stays held: nothing registers after the sweep.
             std::process::exit(128 + signal);
@@ -81,7 +103,7 @@ pub fn remove_on_signals() -> std::io::Result<()> {
 
 /// The files registered now (for tests).
 pub fn registered() -> Vec<PathBuf> {
-    registry().files.iter().map(|(_, p)| p.clone()).collect()
+    registry().files.iter().map(|(_, p, _)| p.clone()).collect()
 }
 
 #[cfg(test)]

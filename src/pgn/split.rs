@@ -305,7 +305,7 @@ fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<Strin
 /// The folders a split made for its output (outermost first): removed
 /// again, if still empty, when the split fails, so that a failed run leaves
 /// nothing of its own making.
-struct CreatedFolders(Vec<PathBuf>);
+struct CreatedFolders(Vec<(PathBuf, crate::atomic::Registration)>);
 
 impl CreatedFolders {
     /// Creates `dir` and the folders above it that are missing.
@@ -316,9 +316,12 @@ impl CreatedFolders {
             missing.push(folder.to_path_buf());
             at = folder.parent();
         }
-        std::fs::create_dir_all(dir).map_err(|source| SplitError::Io { path: dir.to_path_buf(), source })?;
         missing.reverse();
-        Ok(CreatedFolders(missing))
+        // Registered before they exist, so that a signal at any moment finds them.
+        let registered = missing.into_iter().map(|f| (f.clone(), crate::atomic::register_folder(&f))).collect();
+        let created = CreatedFolders(registered);
+        std::fs::create_dir_all(dir).map_err(|source| SplitError::Io { path: dir.to_path_buf(), source })?;
+        Ok(created)
     }
 
     /// The split succeeded: the folders stay.
@@ -331,7 +334,7 @@ impl Drop for CreatedFolders {
     fn drop(&mut self) {
         // Deepest first. `remove_dir` removes only an empty folder: one that
         // someone else put a file into meanwhile stays, with its parents.
-        for folder in self.0.iter().rev() {
+        for (folder, _) in self.0.iter().rev() {
             if std::fs::remove_dir(folder).is_err() {
                 break;
             }

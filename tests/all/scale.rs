@@ -137,6 +137,36 @@ fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
 }
 
 /// `-o -` made a folder named `-`: split writes a folder of files and
+
+/// Interrupted (Ctrl-C) while it reads, a split removes its temporary
+/// shards and the folders it made: they stayed, empty, before.
+#[test]
+fn an_interrupted_split_leaves_no_folder_of_its_own() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("new/shards");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pgntune"))
+        .args(["split", "-", "--games", "1", "-q", "-o"])
+        .arg(&nested)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A game, then an open pipe: the split waits for more, its folder made.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n").unwrap();
+    stdin.flush().unwrap();
+    let started = std::time::Instant::now();
+    while !nested.exists() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the split made no folder");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(std::process::Command::new("kill").args(["-INT".to_string(), child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130));
+    assert!(!dir.path().join("new").exists(), "the folders the split made are left behind");
+    assert!(dir.path().exists());
+}
 /// cannot stream to standard output.
 #[test]
 fn split_refuses_standard_output_as_its_folder() {
