@@ -282,7 +282,9 @@ mod tests {
         assert!(matches!("name=x cmd=a weights=flat".parse::<EngineSpec>(), Err(EngineSpecError::BothKinds)));
         assert!(matches!("bogus".parse::<EngineSpec>(), Err(EngineSpecError::NotKeyValue(_))));
         assert!(matches!("weights=flat dir=/tmp".parse::<EngineSpec>(), Err(EngineSpecError::UciOnly(_))));
-        assert!(matches!("weights=flat nodes=0".parse::<EngineSpec>(), Err(EngineSpecError::Limits(LimitError::Zero))));
+        assert!(matches!("weights=flat nodes=0".parse::<EngineSpec>(), Err(EngineSpecError::OutOfRange { key: "nodes", .. })));
+        assert!(matches!("weights=flat nodes=10000000001".parse::<EngineSpec>(), Err(EngineSpecError::OutOfRange { key: "nodes", .. })));
+        assert!(matches!("weights=flat depth=101".parse::<EngineSpec>(), Err(EngineSpecError::OutOfRange { key: "depth", .. })));
         let err = "name=a weights=classical hash=999999999".parse::<EngineSpec>().unwrap_err();
         assert!(err.to_string().contains("1 to 4096"), "{err}");
         assert!("name=a weights=classical hash=0".parse::<EngineSpec>().is_err());

@@ -136,8 +136,6 @@ fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
     assert!(!dir.path().join("outdir").exists(), "the folder made for the shards is gone");
 }
 
-/// `-o -` made a folder named `-`: split writes a folder of files and
-
 /// Interrupted (Ctrl-C) while it reads, a split removes its temporary
 /// shards and the folders it made: they stayed, empty, before.
 #[test]
@@ -167,6 +165,8 @@ fn an_interrupted_split_leaves_no_folder_of_its_own() {
     assert!(!dir.path().join("new").exists(), "the folders the split made are left behind");
     assert!(dir.path().exists());
 }
+
+/// `-o -` made a folder named `-`: split writes a folder of files and
 /// cannot stream to standard output.
 #[test]
 fn split_refuses_standard_output_as_its_folder() {

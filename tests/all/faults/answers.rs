@@ -73,7 +73,7 @@ fn fault_10_pgn_openings_are_limited_and_finished_games_refused() {
     fails_untouched(d, &mut args("mate.pgn"), "game 2: the game is over after it (checkmate)");
     args("mate.pgn").args(["--opening-plies", "3"]).assert().success();
     write(d, "random.bin", noise(4000, 7));
-    fails_untouched(d, &mut args("random.bin"), "no openings found");
+    fails_untouched(d, &mut args("random.bin"), "random.bin: the file: no PGN game in it");
     write(d, "over.epd", "7k/6Q1/6K1/8/8/8/8/8 b - -\n");
     fails_untouched(d, &mut args("over.epd"), "position 1: the game is over after it (checkmate)");
     assert!(mate.exists());
