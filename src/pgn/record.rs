@@ -224,7 +224,8 @@ impl Joiner {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Vec<(bool, usize, bool)> {
+    /// The games of `text`, read and joined as the commands read them.
+    fn records(text: &str) -> Vec<GameRecord> {
         let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.as_bytes().to_vec()));
         let mut visitor = RecordVisitor::new(0, &[]);
         let mut joiner = Joiner::default();
@@ -235,21 +236,15 @@ mod tests {
             }
         }
         joiner.finish(&mut out);
-        out.iter().map(|g| (g.has_tags, g.moves.len(), g.terminated)).collect()
+        out
+    }
+
+    fn read(text: &str) -> Vec<(bool, usize, bool)> {
+        records(text).iter().map(|g| (g.has_tags, g.moves.len(), g.terminated)).collect()
     }
 
     fn unfinished(text: &str) -> Vec<bool> {
-        let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.as_bytes().to_vec()));
-        let mut visitor = RecordVisitor::new(0, &[]);
-        let mut joiner = Joiner::default();
-        let mut out = vec![];
-        while let Some(records) = reader.read_game(&mut visitor).unwrap() {
-            for r in records {
-                joiner.push(r, &mut out);
-            }
-        }
-        joiner.finish(&mut out);
-        out.iter().map(|g| g.unfinished).collect()
+        records(text).iter().map(|g| g.unfinished).collect()
     }
 
     #[test]
