@@ -26,6 +26,8 @@ mod encoders;
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use polars::prelude::*;
 
@@ -55,7 +57,9 @@ pub fn is_sparse(schema: &Schema) -> bool {
 
 pub(super) struct ParquetRowWriter {
     file: AtomicFile,
-    writer: polars::io::parquet::write::BatchedWriter<File>,
+    writer: polars::io::parquet::write::BatchedWriter<WatchedFile>,
+    /// Set when a write failed because the reader of a pipe went away.
+    broken_pipe: Arc<AtomicBool>,
     encoders: Encoders,
     schema: Schema,
     pending: RowBatch,
@@ -65,6 +69,33 @@ pub(super) struct ParquetRowWriter {
 
 fn polars_err(path: &Path) -> impl Fn(PolarsError) -> DatasetError + '_ {
     move |source| DatasetError::Polars { path: path.display().to_string(), source }
+}
+
+/// The file polars writes to, watched for a closed pipe: polars turns the
+/// `io::Error` into a Thrift transport error without its kind, and a
+/// reader that stops early (`| head`) should end the command quietly, as
+/// it does for the other formats.
+struct WatchedFile {
+    file: File,
+    broken_pipe: Arc<AtomicBool>,
+}
+
+impl std::io::Write for WatchedFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf).inspect_err(|e| self.note(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush().inspect_err(|e| self.note(e))
+    }
+}
+
+impl WatchedFile {
+    fn note(&self, error: &std::io::Error) {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            self.broken_pipe.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Turns a batch into a polars DataFrame with the dataset's column types.
@@ -137,7 +168,9 @@ impl ParquetRowWriter {
     /// `threads` threads (0: one per core; 1: on the caller's thread).
     pub(super) fn create(path: &Path, schema: &Schema, threads: usize) -> Result<ParquetRowWriter, DatasetError> {
         let mut file = AtomicFile::create(path)?;
-        let handle = file.clone_handle().map_err(|e| crate::atomic::OutputError::new(path, e))?;
+        let broken_pipe = Arc::new(AtomicBool::new(false));
+        let handle =
+            WatchedFile { file: file.clone_handle().map_err(|e| crate::atomic::OutputError::new(path, e))?, broken_pipe: Arc::clone(&broken_pipe) };
         let empty = batch_to_frame(&RowBatch::new(schema), schema).map_err(polars_err(path))?;
         let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(vec![
             ("pgntune.layout".to_string(), schema.layout.spec()),
@@ -166,7 +199,7 @@ impl ParquetRowWriter {
         };
         let encoders = Encoders::new(plan, crate::thread_count(threads));
         let row_group = if is_sparse(schema) { SPARSE_ROW_GROUP } else { ROW_GROUP };
-        Ok(ParquetRowWriter { file, writer, encoders, schema: schema.clone(), pending: RowBatch::new(schema), row_group })
+        Ok(ParquetRowWriter { file, writer, broken_pipe, encoders, schema: schema.clone(), pending: RowBatch::new(schema), row_group })
     }
 
     fn flush_pending(&mut self) -> Result<(), DatasetError> {
@@ -177,12 +210,22 @@ impl ParquetRowWriter {
         let frame = batch_to_frame(&self.pending, &self.schema).map_err(polars_err(&path))?;
         self.pending.clear();
         let writer = &mut self.writer;
-        self.encoders.submit(frame, &mut |group| write_group(writer, group)).map_err(polars_err(&path))
+        let written = self.encoders.submit(frame, &mut |group| write_group(writer, group));
+        written.map_err(|e| self.error(e))
+    }
+
+    /// A polars error as a dataset error, or the closed pipe it hides.
+    fn error(&self, source: PolarsError) -> DatasetError {
+        let path = self.file.target().display().to_string();
+        if self.broken_pipe.load(Ordering::Relaxed) {
+            return DatasetError::Io { path, source: std::io::ErrorKind::BrokenPipe.into() };
+        }
+        DatasetError::Polars { path, source }
     }
 }
 
 /// Appends one encoded row group to the file.
-fn write_group(writer: &mut polars::io::parquet::write::BatchedWriter<File>, group: EncodedGroup) -> PolarsResult<()> {
+fn write_group(writer: &mut polars::io::parquet::write::BatchedWriter<WatchedFile>, group: EncodedGroup) -> PolarsResult<()> {
     writer.write_row_group(group.rows, &group.columns)
 }
 
@@ -201,10 +244,11 @@ impl RowWriter for ParquetRowWriter {
 
     fn finish(mut self: Box<Self>) -> Result<(), DatasetError> {
         self.flush_pending()?;
-        let path = self.file.target().to_path_buf();
         let writer = &mut self.writer;
-        self.encoders.finish(&mut |group| write_group(writer, group)).map_err(polars_err(&path))?;
-        self.writer.finish().map_err(polars_err(&path))?;
+        let written = self.encoders.finish(&mut |group| write_group(writer, group));
+        written.map_err(|e| self.error(e))?;
+        let finished = self.writer.finish();
+        finished.map_err(|e| self.error(e))?;
         Ok(self.file.commit()?)
     }
 }

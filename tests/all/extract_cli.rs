@@ -244,3 +244,29 @@ fn a_closed_stdout_is_not_a_panic() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success() && !stderr.contains("panicked"), "{:?}: {stderr}", output.status);
 }
+
+/// `extract -o - --format parquet | head -c 100`: the reader stops early,
+/// and the command ends quietly as with the text formats (polars' own
+/// error hid the broken pipe: exit 2 with "File out of specification").
+#[test]
+fn a_closed_pipe_ends_a_parquet_stream_quietly() {
+    let bin = assert_cmd::cargo::cargo_bin("pgntune");
+    let sample = bundled_sample();
+    for format in ["parquet", "csv"] {
+        let mut child = std::process::Command::new(&bin)
+            .args(["extract", "--features", "full", "-q", "-o", "-", "--format", format])
+            .arg(&sample)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read a little, then close the pipe, as `head -c 100` does.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut start = [0u8; 100];
+        std::io::Read::read_exact(&mut stdout, &mut start).unwrap();
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && stderr.is_empty(), "{format}: {:?}: {stderr}", output.status);
+    }
+}
