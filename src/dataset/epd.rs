@@ -96,18 +96,33 @@ impl RowWriter for EpdWriter {
     fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
         use std::fmt::Write as _;
         for i in 0..batch.len() {
-            let fields: Vec<&str> = batch.fens[i].split_whitespace().collect();
+            // The FEN's six fields, taken apart without a vector per row
+            // (pgntune's FENs are single-spaced and complete).
+            let mut fields = batch.fens[i].split(' ');
+            let mut field = || fields.next().unwrap_or("");
+            let (board, turn, castling, en_passant, halfmoves, fullmoves) = (field(), field(), field(), field(), field(), field());
             let line = &mut self.line;
             line.clear();
-            let _ = write!(line, "{} {} {} {}", fields[0], fields[1], fields[2], fields[3]);
-            if fields.len() >= 6 {
-                let _ = write!(line, " hmvc {}; fmvn {};", fields[4], fields[5]);
+            for (k, text) in [board, turn, castling, en_passant].into_iter().enumerate() {
+                if k > 0 {
+                    line.push(' ');
+                }
+                line.push_str(text);
             }
-            let _ = write!(line, " c9 \"{}\";", batch.results[i].as_str());
+            if !fullmoves.is_empty() {
+                for (op, value) in [(" hmvc ", halfmoves), ("; fmvn ", fullmoves)] {
+                    line.push_str(op);
+                    line.push_str(value);
+                }
+                line.push(';');
+            }
+            line.push_str(" c9 \"");
+            line.push_str(batch.results[i].as_str());
+            line.push_str("\";");
             if let Some(&eval) = batch.evals.get(i)
                 && !eval.is_nan()
             {
-                let stm = if fields[1] == "b" { -eval } else { eval };
+                let stm = if turn == "b" { -eval } else { eval };
                 let _ = write!(line, " ce {};", stm.round() as i64);
             }
             line.push('\n');
