@@ -8,8 +8,6 @@
 //! direct-mapped cache keyed by the value's bits): the same bytes, found
 //! instead of computed again.
 
-use std::io::Write as _;
-
 /// Entries in the cache: far more than the distinct values of a layout's
 /// design values, few enough to stay in the first-level cache.
 const SLOTS: usize = 256;
@@ -59,11 +57,10 @@ impl NumberText {
         let slot = &mut self.slots[(bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % SLOTS];
         if slot.len == 0 || slot.bits != bits {
             let mut text = &mut slot.text[..];
-            let written = if (1e-5..1e15).contains(&value.abs()) { write!(text, "{value}") } else { write!(text, "{value:e}") };
-            if written.is_err() {
-                // Longer than any shortest form; written out, not cached.
+            if write_shortest(&mut text, value).is_err() {
+                // Longer than any shortest form can be; written out, not cached.
                 slot.len = 0;
-                let _ = if (1e-5..1e15).contains(&value.abs()) { write!(out, "{value}") } else { write!(out, "{value:e}") };
+                let _ = write_shortest(out, value);
                 return;
             }
             let len = LONGEST - text.len();
@@ -72,6 +69,12 @@ impl NumberText {
         }
         out.extend_from_slice(&slot.text[..usize::from(slot.len)]);
     }
+}
+
+/// The shortest text that reads back as `value`, with an exponent when the
+/// plain form would be long (below 1e-5, or 1e15 and more).
+fn write_shortest(out: &mut impl std::io::Write, value: f64) -> std::io::Result<()> {
+    if (1e-5..1e15).contains(&value.abs()) { write!(out, "{value}") } else { write!(out, "{value:e}") }
 }
 
 #[cfg(test)]
