@@ -59,8 +59,8 @@ impl FromStr for ReportEvery {
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Games played at once (default: one per core; more than 4 per core needs --force). Results with --nodes or --depth do not depend on it.
-    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(0))]
-    pub concurrency: Option<usize>,
+    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
+    pub concurrency: usize,
     /// Where to write the games (PGN). Complete games only; a resumed match continues the same file. An existing file is
     /// replaced only with --force (a new match never appends to games it did not write). A pipe, a device or '-' (standard
     /// output, the report then goes to standard error) is written as a stream, and such a match cannot be resumed.
@@ -93,10 +93,10 @@ impl RunArgs {
     }
 }
 
-/// Games played at once: as asked, else one per core.
-fn threads(concurrency: Option<usize>, force: bool) -> Result<usize> {
-    // 0 is one per core, as `-j 0` is for every command.
-    let threads = crate::thread_count(concurrency.unwrap_or(0));
+/// Games played at once: as asked, one per core for 0 (the default, as
+/// `-j` is in every command).
+fn threads(concurrency: usize, force: bool) -> Result<usize> {
+    let threads = crate::thread_count(concurrency);
     check_threads("--concurrency", threads, Some(force))?;
     Ok(threads)
 }
@@ -424,8 +424,8 @@ pub struct SelfplayCommand {
     #[command(flatten)]
     pub openings: OpeningArgs,
     /// Games played at once (default: one per core; more than 4 per core needs --force). The games do not depend on it with --nodes or --depth.
-    #[arg(long, short = 'j', value_name = "N", allow_negative_numbers = true, value_parser = at_least_usize(0))]
-    pub concurrency: Option<usize>,
+    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
+    pub concurrency: usize,
     /// Quiet: no progress and no summary line (errors are still shown).
     #[arg(long = "silent", alias = "quiet", short = 'q')]
     pub quiet: bool,
