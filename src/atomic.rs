@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
 pub use cleanup::{Registration, register, register_folder, registered, remove_on_signals};
-pub use plan::{Destination, OutputPlan, PlanError};
+pub use plan::{Destination, OutputPlan, PlanError, repeated_file};
 pub use recognise::OutputKind;
 
 /// The name that means standard output.

@@ -252,6 +252,14 @@ impl Weights {
 
     fn check(&self, path: &str) -> Result<(), WeightsError> {
         let layout = self.layout().map_err(|source| WeightsError::Features { path: path.to_string(), source })?;
+        if layout.is_empty() {
+            // No set evaluates nothing: the engine would play on its
+            // piece-square fallback and every score would be meaningless.
+            return Err(WeightsError::Parse {
+                path: path.to_string(),
+                message: "'features' names no feature set (for example features = [\"material\"])".into(),
+            });
+        }
         let known = layout.columns();
         for column in self.weights.keys() {
             if !known.contains(column) {
@@ -419,6 +427,9 @@ mod tests {
         assert!(err.contains("unknown feature column 'K'"), "{err}");
         std::fs::write(&path, "format = 1\nfeatures = [\"psqt\"]\nscale = 1.0\n[weights]\n").unwrap();
         assert!(Weights::load(&path).unwrap_err().to_string().contains("unknown feature set 'psqt'"));
+        // No set at all: every evaluation would be the engine's fallback.
+        std::fs::write(&path, "format = 2\nname = \"x\"\nfeatures = []\nscale = 1\n[weights]\n").unwrap();
+        assert!(Weights::load(&path).unwrap_err().to_string().contains("'features' names no feature set"));
         assert!(matches!(Weights::resolve("no-such-file.toml"), Err(WeightsError::Io { .. })), "a file name gets the file's error");
         assert!(matches!(Weights::resolve("nonsense"), Err(WeightsError::NotFound { .. })));
         // A .json file is read as JSON even when it does not start like it,

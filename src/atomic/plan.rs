@@ -119,6 +119,23 @@ pub struct OutputPlan {
     outputs: Vec<(String, Identity)>,
 }
 
+/// The first two of `paths` that name the same file (through links and
+/// different spellings alike), as given. Reading a file twice counts its
+/// games or rows twice: the estimates look twice as sure as they are.
+/// Paths that cannot be examined are skipped (reading them reports it).
+pub fn repeated_file<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Option<(String, String)> {
+    let mut seen: Vec<(&Path, (u64, u64))> = Vec::new();
+    for path in paths {
+        let Ok(meta) = std::fs::metadata(path) else { continue };
+        let identity = (meta.dev(), meta.ino());
+        if let Some((first, _)) = seen.iter().find(|(_, i)| *i == identity) {
+            return Some((name(first), name(path)));
+        }
+        seen.push((path, identity));
+    }
+    None
+}
+
 fn name(path: &Path) -> String {
     path.display().to_string()
 }
@@ -241,7 +258,9 @@ impl OutputPlan {
     }
 
     /// Checks a folder outputs will be written into (created if missing):
-    /// it must be a folder, or not exist below a writable one.
+    /// it must be a folder, or not exist in a writable folder that does. A
+    /// missing parent is refused, as for a file: a typo in the path would
+    /// otherwise build a tree of folders nobody asked for.
     pub fn folder(&mut self, dir: &Path) -> Result<(), PlanError> {
         let shown = name(dir);
         if is_stdout(dir) {
@@ -260,14 +279,11 @@ impl OutputPlan {
             }
             return check_writable(dir, &resolved);
         }
-        let mut ancestor = folder_of(&resolved);
-        while !ancestor.exists() {
-            ancestor = folder_of(&ancestor);
+        let parent = folder_of(&resolved);
+        if !parent.is_dir() {
+            return Err(PlanError::NoFolder { path: shown, folder: name(&parent) });
         }
-        if !ancestor.is_dir() {
-            return Err(PlanError::NoFolder { path: shown, folder: name(&ancestor) });
-        }
-        check_writable(dir, &ancestor)
+        check_writable(dir, &parent)
     }
 
     /// Records that `shown` writes the file `identity`, unless it is taken.
@@ -322,6 +338,21 @@ mod tests {
     }
 
     #[test]
+    fn a_file_named_twice_is_found_however_it_is_spelt() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
+        std::fs::write(&a, "1").unwrap();
+        std::fs::write(&b, "1").unwrap();
+        let link = dir.path().join("l.pgn");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let dotted = dir.path().join(".").join("a.pgn");
+        assert_eq!(repeated_file([a.as_path(), b.as_path()]), None, "same bytes, two files");
+        assert_eq!(repeated_file([a.as_path(), b.as_path(), link.as_path()]), Some((name(&a), name(&link))));
+        assert_eq!(repeated_file([dotted.as_path(), a.as_path()]), Some((name(&dotted), name(&a))));
+        assert_eq!(repeated_file([dir.path().join("missing").as_path(), b.as_path()]), None);
+    }
+
+    #[test]
     fn folders_devices_and_standard_output() {
         let dir = tempfile::tempdir().unwrap();
         assert!(matches!(OutputPlan::new(false).output(dir.path(), OutputKind::Trace), Err(PlanError::IsDirectory { .. })));
@@ -331,7 +362,9 @@ mod tests {
         let mut plan = OutputPlan::new(false).allow_stdout();
         assert_eq!(plan.output(Path::new("-"), OutputKind::Trace).unwrap(), Destination::Stdout);
         assert!(plan.output(Path::new("-"), OutputKind::ScoreTable).is_err(), "standard output only once");
-        assert!(OutputPlan::new(false).folder(&dir.path().join("figures/a")).is_ok());
+        assert!(OutputPlan::new(false).folder(&dir.path().join("figures")).is_ok());
+        // Only the folder itself is made, never missing parents.
+        assert!(matches!(OutputPlan::new(false).folder(&dir.path().join("figures/a")), Err(PlanError::NoFolder { .. })));
         assert!(matches!(OutputPlan::new(false).allow_stdout().folder(Path::new("-")), Err(PlanError::Stdout { .. })), "a folder is never '-'");
         let file = dir.path().join("f");
         std::fs::write(&file, "").unwrap();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::extract::{ReadArgs, report};
+use super::extract::{ReadArgs, check_inputs, report};
 use super::fit::FitArgs;
 use super::progress::ReadProgress;
 use super::tune::SolverArg;
@@ -18,6 +18,7 @@ use crate::analysis::{AnalyzeConfig, GroupKey, GroupTable, Grouping, ReadObserve
 use crate::atomic::{OutputKind, OutputPlan};
 use crate::features::FeatureLayout;
 use crate::fit::{DrawMode, Loss};
+use crate::pgn::InputSource;
 use crate::pgn::extract::Progress;
 
 /// Arguments of `pgntune analyze`.
@@ -174,6 +175,7 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
     for input in &args.inputs {
         plan.input(Path::new(input));
     }
+    check_inputs(&args.inputs.iter().map(|i| InputSource::from_arg(i)).collect::<Vec<_>>())?;
     args.fit.plan_outputs(&mut plan)?;
     if let Some(dir) = &args.plot {
         plan.folder(dir)?;
@@ -262,6 +264,7 @@ fn run_imbalance(args: AnalyzeCommand) -> Result<()> {
     for input in &args.inputs {
         plan.input(Path::new(input));
     }
+    check_inputs(&args.inputs.iter().map(|i| InputSource::from_arg(i)).collect::<Vec<_>>())?;
     if let Some(dir) = &args.plot {
         plan.folder(dir)?;
         if dir.is_dir() {

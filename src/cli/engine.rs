@@ -93,8 +93,8 @@ pub struct PerftCommand {
     /// The position, as a FEN (quote it: it contains spaces), or 'startpos'. Chess960 castling rights are accepted.
     #[arg(value_name = "FEN")]
     pub fen: String,
-    /// Plies to count.
-    #[arg(value_name = "DEPTH", allow_negative_numbers = true, value_parser = whole::<u32>(0, 20))]
+    /// Plies to count (at most 10: deeper counts take years).
+    #[arg(value_name = "DEPTH", allow_negative_numbers = true, value_parser = whole::<u32>(0, i128::from(crate::engine::perft::MAX_PERFT_DEPTH)))]
     pub depth: u32,
     /// Also print the count below each legal move ('e2e4: 20'), as engines' `go perft` does.
     #[arg(long)]

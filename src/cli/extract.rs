@@ -260,11 +260,15 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
 }
 
 /// Fails when the inputs had content but no PGN game at all (a binary or
-/// foreign file), rather than writing empty outputs as if all were well.
+/// foreign file), or no content at all (an empty file, a file cut to
+/// nothing), rather than writing empty outputs as if all were well.
 pub(super) fn no_game_found(stats: &ExtractStats, inputs: &[String]) -> Result<()> {
+    let what = || if inputs.len() == 1 { inputs[0].clone() } else { format!("the {} inputs", inputs.len()) };
     if stats.found_no_game() {
-        let what = if inputs.len() == 1 { inputs[0].clone() } else { format!("the {} inputs", inputs.len()) };
-        bail!("{what}: no PGN game found (not a PGN file?)");
+        bail!("{}: no PGN game found (not a PGN file?)", what());
+    }
+    if stats.text_bytes == 0 && stats.games_read == 0 {
+        bail!("{}: empty: no PGN game to read", what());
     }
     Ok(())
 }
@@ -281,6 +285,13 @@ pub(super) fn check_inputs(inputs: &[InputSource]) -> Result<()> {
     }
     if inputs.iter().filter(|i| **i == InputSource::Stdin).count() > 1 {
         bail!("standard input ('-') can be given only once");
+    }
+    let files = inputs.iter().filter_map(|i| match i {
+        InputSource::File(path) => Some(path.as_path()),
+        _ => None,
+    });
+    if let Some((first, again)) = crate::atomic::repeated_file(files) {
+        bail!("{again}: this input is also the input {first}; give each file once (its games would count twice)");
     }
     Ok(())
 }

@@ -261,6 +261,15 @@ pub struct FitCommand {
     pub quiet: bool,
 }
 
+/// Fails when two of `datasets` are one file: its rows would count twice,
+/// and every standard error would shrink by √2 for nothing.
+pub(super) fn check_repeated_datasets(datasets: &[PathBuf]) -> Result<()> {
+    if let Some((first, again)) = crate::atomic::repeated_file(datasets.iter().map(PathBuf::as_path)) {
+        bail!("{again}: this input is also the input {first}; give each file once (its rows would count twice)");
+    }
+    Ok(())
+}
+
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     let mut plan = OutputPlan::new(args.fit.force);
     for path in &args.datasets {
@@ -269,6 +278,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
         }
         plan.input(path);
     }
+    check_repeated_datasets(&args.datasets)?;
     args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;

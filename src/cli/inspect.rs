@@ -83,10 +83,11 @@ pub struct EvaluateCommand {
 
 pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     check_threads("--threads", args.threads, None)?;
+    super::fit::check_repeated_datasets(&args.datasets)?;
     if let Some(k) = args.k
-        && !(k.is_finite() && k > 0.0 && k <= crate::fit::sparse::MAX_K)
+        && !(crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k)
     {
-        bail!("--k must be a positive number at most {}", crate::fit::sparse::MAX_K);
+        bail!("--k must be a number from {} to {}", crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K);
     }
     let weights = Weights::resolve(&args.weights).context("--weights")?;
     let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: false };

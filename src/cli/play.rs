@@ -22,14 +22,14 @@ pub struct LimitArgs {
     /// Depth per move (1 to 100).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<u32>(1, i128::from(crate::engine::params::MAX_DEPTH)))]
     pub depth: Option<u32>,
-    /// Milliseconds per move.
-    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = at_least(1))]
+    /// Milliseconds per move (at most a day).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(1, i128::from(crate::play::limits::MAX_MOVE_MS)))]
     pub movetime: Option<u64>,
     /// Time control BASE+INC in seconds, e.g. 10+0.1.
     #[arg(long, value_name = "BASE+INC", allow_hyphen_values = true)]
     pub tc: Option<TimeControl>,
-    /// Milliseconds an engine may exceed its clock before its flag falls.
-    #[arg(long, default_value_t = 0, value_name = "MS", allow_negative_numbers = true, value_parser = at_least(0))]
+    /// Milliseconds an engine may exceed its clock before its flag falls (at most a day).
+    #[arg(long, default_value_t = 0, value_name = "MS", allow_negative_numbers = true, value_parser = whole::<u64>(0, i128::from(crate::play::limits::MAX_MOVE_MS)))]
     pub timemargin: u64,
 }
 

@@ -145,8 +145,8 @@ impl TunerArgs {
         let k = match self.k.trim() {
             "auto" => ScaleK::Auto,
             text => match text.parse::<f64>() {
-                Ok(k) if k.is_finite() && k > 0.0 && k <= crate::fit::sparse::MAX_K => ScaleK::Fixed(k),
-                _ => bail!("--k must be 'auto' or a positive number at most {}, not '{text}'", crate::fit::sparse::MAX_K),
+                Ok(k) if (crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k) => ScaleK::Fixed(k),
+                _ => bail!("--k must be 'auto' or a number from {} to {}, not '{text}'", crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K),
             },
         };
         if self.plot.is_some() && !layout.contains(FeatureSet::Pst) {

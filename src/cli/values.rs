@@ -71,18 +71,26 @@ pub fn fraction_below_one(text: &str) -> Result<f64, String> {
     if (0.0..1.0).contains(&value) { Ok(value) } else { Err("must be a number in [0, 1)".into()) }
 }
 
-/// Fails when `threads` is far above the cores here (it costs time and
-/// gains nothing), unless `force`. 0 means one per core.
 /// A number in [0, 1].
 pub fn unit_interval(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim().parse().map_err(|_| "must be a number in [0, 1]".to_string())?;
     if (0.0..=1.0).contains(&value) { Ok(value) } else { Err("must be a number in [0, 1]".into()) }
 }
 
+/// The most threads any command starts, `--force` or not: each thread
+/// takes a stack and its buffers, and far beyond this the system runs out
+/// of memory for them and the run dies in the middle instead of saying no.
+pub const MAX_THREADS: usize = 1024;
+
+/// Fails when `threads` is far above the cores here (it costs time and
+/// gains nothing), unless `force`, and above [`MAX_THREADS`] in any case.
 /// `force` is `None` for a command without `--force` (the limit then holds).
 pub fn check_threads(option: &str, threads: usize, force: Option<bool>) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limit = 4 * cores;
+    if threads > MAX_THREADS {
+        anyhow::bail!("{option} {threads} is more threads than any run can start (at most {MAX_THREADS})");
+    }
     match force {
         Some(true) => {}
         _ if threads <= limit => {}
@@ -112,7 +120,12 @@ mod tests {
         assert_eq!(non_negative("-1").unwrap_err(), "must be a finite number ≥ 0");
         assert!(positive("NaN").is_err() && positive("0").is_err() && positive("inf").is_err());
         assert!(open_fraction("1").is_err() && open_fraction("0.2").is_ok());
-        assert!(check_threads("-j", 100_000, Some(false)).is_err() && check_threads("-j", 100_000, Some(true)).is_ok());
+        assert!(check_threads("-j", 500, Some(false)).is_err() && check_threads("-j", 500, Some(true)).is_ok());
+        // Past the hard limit even --force does not start the threads (they
+        // would exhaust memory and abort the run half way).
+        assert!(check_threads("-j", MAX_THREADS, Some(true)).is_ok());
+        let err = check_threads("-j", MAX_THREADS + 1, Some(true)).unwrap_err().to_string();
+        assert!(err.contains("at most 1024"), "{err}");
         // Without a --force to pass, the message does not offer one.
         assert!(!check_threads("-j", 100_000, None).unwrap_err().to_string().contains("--force"));
         assert!(check_threads("-j", 1, None).is_ok());

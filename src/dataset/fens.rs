@@ -41,6 +41,11 @@ fn position(path: &Path, at: &str, fen: &str) -> Result<Chess, DatasetError> {
 pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
     let format = super::Format::from_path(path);
     let io = |source| DatasetError::Io { path: path.display().to_string(), source };
+    // A missing file or a folder is that, whatever its name says it holds.
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(invalid(path, "is a directory, not a dataset"));
+    }
     match format {
         Some(super::Format::Epd) => {
             let text = std::fs::read_to_string(path).map_err(io)?;

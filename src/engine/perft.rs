@@ -11,6 +11,11 @@ use shakmaty::{Chess, Move, Position};
 
 use super::position::HashedPosition;
 
+/// The deepest count `perft` and `go perft` accept. Depth 10 of the start
+/// position is 69 trillion nodes, days of counting here; a few plies more
+/// take years, and the counts of busy positions then pass 2^64.
+pub const MAX_PERFT_DEPTH: u32 = 10;
+
 /// A perft to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PerftConfig {

@@ -157,8 +157,15 @@ impl Visitor for RecordVisitor {
         ControlFlow::Continue(())
     }
 
-    fn outcome(&mut self, movetext: &mut Movetext, _outcome: pgn_reader::Outcome) -> ControlFlow<Self::Output> {
-        movetext.current.terminated = true;
+    fn outcome(&mut self, movetext: &mut Movetext, outcome: pgn_reader::Outcome) -> ControlFlow<Self::Output> {
+        let game = &mut movetext.current;
+        game.terminated = true;
+        // A game without a Result tag (a bare list of moves, as some tools
+        // write them) says its result here; the tag, where there is one,
+        // stays the result, as pgnlearn read it.
+        if game.result.is_none() && matches!(outcome, pgn_reader::Outcome::Known(_)) {
+            game.result = Some(outcome.as_str().as_bytes().to_vec());
+        }
         ControlFlow::Continue(())
     }
 
@@ -186,6 +193,8 @@ impl Joiner {
                 held.moves.extend_from_slice(&record.moves);
                 held.evals.extend_from_slice(&record.evals);
                 held.terminated = record.terminated;
+                // The marker that ends the joined game, if its tags had no result.
+                held.result = held.result.or(record.result);
                 self.hold_or_emit(held, out);
             }
             Some(held) => {
@@ -261,6 +270,27 @@ mod tests {
     #[test]
     fn termination_markers_split_tagless_games() {
         assert_eq!(read("e4 e5 Nf3 *\nd4 d5 *\nc4 1-0\n"), [(false, 3, true), (false, 2, true), (false, 1, true)]);
+    }
+
+    #[test]
+    fn a_game_without_a_result_tag_takes_its_marker() {
+        let results = |text: &str| -> Vec<Option<String>> {
+            records(text).iter().map(|g| g.result.as_deref().map(|r| String::from_utf8_lossy(r).into_owned())).collect()
+        };
+        // Bare move lists, as some tools write them; `*` says nothing.
+        assert_eq!(
+            results(
+                "e4 e5 1-0
+d4 d5 1/2-1/2
+c4 *
+"
+            ),
+            [Some("1-0".into()), Some("1/2-1/2".into()), None]
+        );
+        // The tag, where there is one, is the result, whatever the marker says.
+        assert_eq!(results("[Result \"0-1\"]\n\n1. e4 1-0\n"), [Some("0-1".into())]);
+        // A tagged game without a Result tag, cut by a blank line before its marker.
+        assert_eq!(results("[Event \"x\"]\n\n1. e4 e5\n\n2. Nf3 0-1\n"), [Some("0-1".into())]);
     }
 
     #[test]

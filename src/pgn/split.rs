@@ -573,12 +573,12 @@ mod tests {
     #[test]
     fn an_empty_input_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let out_dir = dir.path().join("new/shards");
+        let out_dir = dir.path().join("shards");
         let empty = InputSource::Memory { name: "empty.pgn".into(), data: std::sync::Arc::from(&b""[..]) };
         let config =
             SplitConfig { inputs: vec![empty], games_per_shard: 10, out_dir: out_dir.clone(), compression: ShardCompression::None, force: false };
         let err = split(&config, &NoProgress).unwrap_err();
         assert!(matches!(&err, SplitError::Empty { input } if input == "empty.pgn"), "{err}");
-        assert!(!dir.path().join("new").exists(), "the folders made for the shards were left behind");
+        assert!(!out_dir.exists(), "the folder made for the shards was left behind");
     }
 }

@@ -213,8 +213,8 @@ pub fn play_game(
                 break;
             }
         };
-        let late_for_clock = clocks.of(side).is_some_and(|c| used_ms > c.left_ms + setup.time_margin_ms);
-        let late_for_movetime = limits.movetime_ms.is_some_and(|ms| used_ms > ms + setup.time_margin_ms);
+        let late_for_clock = clocks.of(side).is_some_and(|c| used_ms > c.left_ms.saturating_add(setup.time_margin_ms));
+        let late_for_movetime = limits.movetime_ms.is_some_and(|ms| used_ms > ms.saturating_add(setup.time_margin_ms));
         if late_for_clock || late_for_movetime {
             if let Some(clock) = clocks.of_mut(side).as_mut().filter(|_| late_for_clock) {
                 clock.left_ms = 0;

@@ -59,6 +59,11 @@ impl fmt::Display for TimeControl {
     }
 }
 
+/// The longest a move may be given, or an engine may overstep its clock
+/// (`--movetime`, `--timemargin`): a day. More is a typo, and near
+/// `u64::MAX` milliseconds the sums of clock and margin would wrap.
+pub const MAX_MOVE_MS: u64 = 86_400_000;
+
 /// How long an engine may think about a move.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveLimits {

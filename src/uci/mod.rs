@@ -168,7 +168,11 @@ impl<'a, W: Write + Send> Session<'a, W> {
                 }
                 Command::Go(GoParams { perft: Some(depth), .. }) => {
                     self.finish(running.take())?;
-                    if self.game.valid {
+                    if depth > crate::engine::perft::MAX_PERFT_DEPTH {
+                        // A count that would run for years, with no way to stop it (a
+                        // perft, as in other engines, is not interrupted by `stop`).
+                        self.info_string(&format!("perft depth {depth} is too deep: at most {}", crate::engine::perft::MAX_PERFT_DEPTH))?;
+                    } else if self.game.valid {
                         // As engines answer it: per first move, then the total (no bestmove).
                         let report = crate::engine::perft::run(&PerftConfig { position: self.game.position.clone(), depth, divide: true });
                         let lines: Vec<String> = report.to_string().lines().map(str::to_string).collect();

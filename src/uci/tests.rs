@@ -231,3 +231,12 @@ fn go_perft_counts_the_current_position() {
     assert_eq!(output.lines().filter(|l| l.contains(": ") && !l.starts_with("Nodes")).count(), 48 + 20, "{output}");
     assert!(output.contains("e1g1: ") && !output.contains("bestmove"), "{output}");
 }
+
+#[test]
+fn go_perft_beyond_the_limit_is_refused_and_the_session_goes_on() {
+    // Depth 99 would count for ever, and a perft does not stop on `stop`.
+    let output = session("position startpos\ngo perft 99\ngo perft 1\n");
+    assert!(output.contains("info string perft depth 99 is too deep: at most 10"), "{output}");
+    let totals: Vec<&str> = output.lines().filter(|l| l.starts_with("Nodes searched")).collect();
+    assert_eq!(totals, ["Nodes searched: 20"], "{output}");
+}

@@ -113,17 +113,19 @@ fn octave_format_has_x_and_y() {
     assert!(text.contains("# name: y\n# type: matrix\n# rows: 1\n# columns: 1\n 1\n"), "{text}");
 }
 
+/// An empty input (a file cut to nothing, an empty download) is bad
+/// input: one line, exit 2, and none of the outputs. It used to give
+/// header-only outputs and exit 0, as if the collection had been read.
 #[test]
-fn empty_input_gives_valid_empty_outputs() {
+fn an_empty_input_is_refused_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "empty.pgn", b"");
-    let csv = dir.path().join("e.csv");
-    let mat = dir.path().join("e.mat");
-    let pq = dir.path().join("e.parquet");
-    pgntune().arg("extract").arg(&input).arg("-o").arg(&csv).arg("-o").arg(&mat).arg("-o").arg(&pq).assert().success();
-    assert_eq!(std::fs::read_to_string(csv).unwrap(), "P,N,B,R,Q,result,game,ply\n");
-    assert_eq!(std::fs::read_to_string(mat).unwrap(), "");
-    assert!(std::fs::read(pq).unwrap().starts_with(b"PAR1"));
+    let (csv, mat, pq) = (dir.path().join("e.csv"), dir.path().join("e.mat"), dir.path().join("e.parquet"));
+    let assert = pgntune().arg("extract").arg(&input).arg("-o").arg(&csv).arg("-o").arg(&mat).arg("-o").arg(&pq).assert().code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("empty.pgn: empty: no PGN game to read"), "{stderr}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the input is left");
 }
 
 /// Runs a failing extract and checks: exit code 2, one line on stderr that

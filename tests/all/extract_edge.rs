@@ -10,7 +10,8 @@ use crate::common::*;
 /// equals the number of `[Event`/`[Result` tags except in the tagless files
 /// (nested-comment: 1 game; test-fuzzydepth: 4 one-line games ended by `*`;
 /// test-nagcomments: 1; test-promotion-in: 8 FEN games without tags other
-/// than FEN/SetUp, so without a result; antichess-programfox: 2 variant
+/// than FEN/SetUp, whose results are their termination markers (there is
+/// no Result tag to say otherwise); antichess-programfox: 2 variant
 /// games). Notable cases:
 /// * test-C, test-notags, barnes-horton and the other pgn-extract files built
 ///   on the Barnes-Horton game: a blank line after the opening comment does
@@ -64,7 +65,7 @@ const EDGE: &[(&str, u64, u64, u64, u64, u64, u64)] = &[
     ("pgn-extract/test-notags.pgn", 1, 1, 0, 0, 0, 3),
     ("pgn-extract/test-plycount.pgn", 1, 1, 0, 0, 0, 3),
     ("pgn-extract/test-plylimit.pgn", 1, 1, 0, 0, 0, 3),
-    ("pgn-extract/test-promotion-in.pgn", 8, 0, 8, 0, 0, 0),
+    ("pgn-extract/test-promotion-in.pgn", 8, 8, 0, 0, 0, 0),
     ("pgn-extract/test-repetition.pgn", 12, 12, 0, 0, 0, 51),
     ("pgn-extract/test-s.pgn", 3, 3, 0, 0, 0, 10),
     ("pgn-extract/test-selectonly.pgn", 34, 34, 0, 0, 0, 151),

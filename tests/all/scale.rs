@@ -18,9 +18,11 @@ e4 e5 Nf3 Nc6 1-0\nd4 d5 c4 e6 Nc3 Nf6 0-1\nc4 e5 g3 Nf6 1/2-1/2\n\n\
 [Event \"d\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 2. g3 g6 1/2-1/2";
 
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let odd = dir.join("odd.pgn");
+    // The same games in two files (one file given twice is refused).
+    let (odd, again) = (dir.join("odd.pgn"), dir.join("odd-again.pgn"));
     std::fs::write(&odd, ODD).unwrap();
-    vec![odd.clone(), bundled_sample(), odd]
+    std::fs::write(&again, ODD).unwrap();
+    vec![odd, bundled_sample(), again]
 }
 
 fn sources(paths: &[PathBuf]) -> Vec<InputSource> {
@@ -117,10 +119,16 @@ fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
     let whole = std::fs::read(bundled_sample()).unwrap();
     let cut = dir.path().join("cut.pgn.zst");
     std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
-    let nested = dir.path().join("new/shards");
-    let err = split_fails(&[cut.as_os_str(), "--games".as_ref(), "50".as_ref(), "-q".as_ref(), "-o".as_ref(), nested.as_os_str()], dir.path(), b"");
+    let new = dir.path().join("new");
+    let err = split_fails(&[cut.as_os_str(), "--games".as_ref(), "50".as_ref(), "-q".as_ref(), "-o".as_ref(), new.as_os_str()], dir.path(), b"");
     assert!(err.contains("cut.pgn.zst"), "{err}");
-    assert!(!dir.path().join("new").exists(), "the folders the run made are gone");
+    assert!(!new.exists(), "the folder the run made is gone");
+    // A folder whose parent is missing is refused before anything is read
+    // (a typo in the path built a tree of folders).
+    let nested = dir.path().join("typo/shards");
+    let err = split_fails(&[bundled_sample().as_os_str(), "--games".as_ref(), "50".as_ref(), "-o".as_ref(), nested.as_os_str()], dir.path(), b"");
+    assert!(err.contains("the folder") && err.contains("typo") && err.contains("does not exist"), "{err}");
+    assert!(!dir.path().join("typo").exists());
     // Into a folder that holds an earlier split: it stays as it was, byte for byte.
     let out = dir.path().join("shards");
     pgntune().arg("split").arg(bundled_sample()).args(["--games", "500", "-q", "-o"]).arg(&out).assert().success();
@@ -142,7 +150,7 @@ fn a_split_that_fails_leaves_no_shard_and_no_folder_of_its_own() {
 fn an_interrupted_split_leaves_no_folder_of_its_own() {
     use std::io::Write as _;
     let dir = tempfile::tempdir().unwrap();
-    let nested = dir.path().join("new/shards");
+    let nested = dir.path().join("new");
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pgntune"))
         .args(["split", "-", "--games", "1", "-q", "-o"])
         .arg(&nested)
@@ -162,7 +170,7 @@ fn an_interrupted_split_leaves_no_folder_of_its_own() {
     let status = child.wait().unwrap();
     drop(stdin);
     assert_eq!(status.code(), Some(130));
-    assert!(!dir.path().join("new").exists(), "the folders the split made are left behind");
+    assert!(!nested.exists(), "the folder the split made is left behind");
     assert!(dir.path().exists());
 }
 
