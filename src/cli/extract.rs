@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::progress::ReadProgress;
-use super::values::{at_least_u32, at_least_usize, check_threads, whole};
+use super::values::{at_least, at_least_u32, at_least_usize, check_threads, whole};
 use crate::atomic::{OutputKind, OutputPlan};
 use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
 use crate::dataset::{Format, RowWriter, create_writer};
@@ -164,7 +164,7 @@ pub struct ExtractArgs {
     pub score_table: Option<PathBuf>,
 
     /// Seed of --sample.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = at_least(0))]
     pub seed: u64,
 
     /// Number games from N on (the `game` ids): a shard's first game in the whole collection (`first_game` in the manifest of

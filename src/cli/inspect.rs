@@ -65,7 +65,7 @@ pub struct EvaluateCommand {
     pub weights: String,
 
     /// Texel's K for the log-loss and the squared error [default: the best K for these weights on these positions].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub k: Option<f64>,
 
     /// The feature sets of positions read from EPD files.

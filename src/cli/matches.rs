@@ -233,7 +233,7 @@ pub struct MatchCommand {
     pub resume: Option<PathBuf>,
     /// Play only shard K of N: the game pairs whose index (from 0) is K modulo N, as they are in the whole match (needs --nodes
     /// or --depth). The SPRT is not applied in a shard: `--merge` applies it to the merged games, in game order.
-    #[arg(long, value_name = "K/N", conflicts_with_all = ["resume", "merge"])]
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true, conflicts_with_all = ["resume", "merge"])]
     pub shard: Option<ShardSpec>,
     /// With --shard: only pairs A to B-1 of the whole match (a wave of shards; A.. and ..B too).
     #[arg(long, value_name = "A..B", requires = "shard", value_parser = |s: &str| parse_pair_range(s).map_err(|e| e.to_string()))]
