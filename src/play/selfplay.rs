@@ -78,11 +78,14 @@ pub fn run_selfplay(start: SelfplayStart, execution: &Execution<'_>) -> Result<S
             let destination = plan.output(&sp.out, OutputKind::SelfplayGames)?;
             let (games, files) = if destination == Destination::File {
                 let (games, state) = working_files(&sp.out);
+                // The state first, as a match does: a file there that is no
+                // state of pgntune's is refused as such, and only a real one
+                // is an earlier run to continue with --resume.
+                plan.output(&state, OutputKind::State)?;
                 if state.exists() && !sp.force {
                     return Err(RunError::EarlierRun { state, kind: RunKind::Selfplay });
                 }
                 plan.output(&games, OutputKind::MatchGames)?;
-                plan.output(&state, OutputKind::State)?;
                 (games, PreparedFiles::locked(state)?)
             } else {
                 let temp = tempfile::Builder::new()

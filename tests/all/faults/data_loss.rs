@@ -211,6 +211,12 @@ fn fault_04_existing_pgn_not_truncated_and_outputs_checked_first() {
     std::fs::create_dir(d.join("folder")).unwrap();
     fails_untouched(d, pgntune_in(d).args(match_args(1)).args(["--pgn-out", "folder"]), "is a directory");
     fails_untouched(d, pgntune_in(d).args(["selfplay", "--games", "2", "--out", "mine.pgn"]), "pass --force to replace it");
+    // A file where selfplay keeps its state that is no state of pgntune's:
+    // it was called an earlier run to continue with --resume, which then failed.
+    write(d, "new.pgn.state.json", "hello\n");
+    let message = fails_untouched(d, pgntune_in(d).args(["selfplay", "--games", "2", "--nodes", "100", "--out", "new.pgn"]), "is not a match state");
+    assert!(!message.contains("--resume"), "{message}");
+    std::fs::remove_file(d.join("new.pgn.state.json")).unwrap();
     // With --force the file is the new match's.
     pgntune_in(d).args(match_args(1)).args(["--pgn-out", "mine.pgn", "--force"]).assert().success();
     assert_eq!(split_games(&std::fs::read_to_string(d.join("mine.pgn")).unwrap()).len(), 2);
