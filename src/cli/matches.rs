@@ -109,6 +109,9 @@ struct Progress {
     /// Games and time at the last status line.
     last: Mutex<(u64, Instant)>,
     quiet: bool,
+    /// A note for the first finished game: said before the engines start,
+    /// it came first on the line above an engine's error, two lines for one.
+    first_note: Mutex<Option<&'static str>>,
 }
 
 impl Progress {
@@ -118,7 +121,12 @@ impl Progress {
             ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4))
                 .with_style(ProgressStyle::with_template("{bar:25.cyan/blue} {elapsed_precise} ETA {eta} {msg}").expect("template"))
         });
-        Progress { bar, every: (!quiet && !terminal).then_some(every), last: Mutex::new((0, Instant::now())), quiet }
+        Progress { bar, every: (!quiet && !terminal).then_some(every), last: Mutex::new((0, Instant::now())), quiet, first_note: Mutex::new(None) }
+    }
+
+    /// Shows `text` once the first game is in (nothing if none ever is).
+    fn note_at_first_game(&self, text: &'static str) {
+        *self.first_note.lock().expect("note") = Some(text);
     }
 
     fn finish(&self) {
@@ -130,6 +138,12 @@ impl Progress {
 
 impl MatchProgress for Progress {
     fn update(&self, state: &MatchState) {
+        if let Some(text) = self.first_note.lock().expect("note").take() {
+            match &self.bar {
+                Some(bar) => bar.println(format!("note: {text}")),
+                None => eprintln!("note: {text}"),
+            }
+        }
         if let Some(bar) = &self.bar {
             bar.set_length(state.cutoff);
             bar.set_position(state.committed);
@@ -191,11 +205,13 @@ fn new_config(
     })
 }
 
-/// Warns, unless quiet, that a new run that keeps no files cannot be resumed.
-fn announce(files: Option<&RunFiles>, run: &RunArgs) {
+/// Warns, unless quiet, that a new run that keeps no files cannot be
+/// resumed: once its first game is in, so that a run that fails at the
+/// start (an engine that does not run) says only why.
+fn announce(files: Option<&RunFiles>, run: &RunArgs, progress: &Progress) {
     let saves = files.is_some_and(|f| f.pgn_out.is_some() || f.state.is_some());
     if files.is_some() && !saves && !run.quiet {
-        eprintln!("note: without --pgn-out or --state nothing is saved, and an interrupted run cannot be resumed");
+        progress.note_at_first_game("without --pgn-out or --state nothing is saved, and an interrupted run cannot be resumed");
     }
 }
 
@@ -305,8 +321,8 @@ pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
     }
     let start = args.start()?;
     let threads = args.run.threads()?;
-    announce(matches!(&start, MatchStart::New { .. }).then(|| args.run.files()).as_ref(), &args.run);
     let progress = Progress::new(0, args.run.quiet, args.run.report_every);
+    announce(matches!(&start, MatchStart::New { .. }).then(|| args.run.files()).as_ref(), &args.run, &progress);
     let outcome = run_match(start, &Execution { threads, progress: &progress });
     progress.finish();
     let report = outcome.map_err(with_hint)?;
@@ -385,8 +401,8 @@ impl VerifyCommand {
 pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
     let start = args.start()?;
     let threads = args.run.threads()?;
-    announce(matches!(&start, VerifyStart::New(_)).then(|| args.run.files()).as_ref(), &args.run);
     let progress = Progress::new(0, args.run.quiet, args.run.report_every);
+    announce(matches!(&start, VerifyStart::New(_)).then(|| args.run.files()).as_ref(), &args.run, &progress);
     let outcome = verify(start, &Execution { threads, progress: &progress });
     progress.finish();
     let verdict = outcome.map_err(with_hint)?;

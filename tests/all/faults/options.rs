@@ -234,6 +234,21 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         let message = fails_untouched(d, pgntune_in(d).args(&args), needle);
         assert!(!message.contains(not_offered), "{args:?} offers {not_offered}, which it does not have: {message}");
     }
+    // An engine that does not start is one line: the note that nothing is
+    // saved came first, and now waits for the first game.
+    fails_untouched(
+        d,
+        pgntune_in(d).args(["match", "--engine", "name=sf cmd=/nonexistent/engine", "--engine", "weights=flat", "--games", "2", "--nodes", "100"]),
+        "engine 'sf': cannot start /nonexistent/engine",
+    );
+    let played = pgntune_in(d)
+        .args(["match", "--engine", "weights=classical", "--engine", "weights=flat", "--games", "2", "--nodes", "100"])
+        .assert()
+        .success()
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&played).contains("note: without --pgn-out or --state nothing is saved"), "{}", String::from_utf8_lossy(&played));
     // -j 0 is one per core for every command, match too (it was refused there).
     pgntune_in(d)
         .args(["match", "--engine", "weights=classical", "--engine", "weights=flat", "--games", "2", "--nodes", "200", "-j", "0", "-q"])
