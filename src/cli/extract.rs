@@ -185,6 +185,7 @@ pub struct ExtractArgs {
 pub(super) fn run(args: ExtractArgs) -> Result<()> {
     let mut config = args.read.config(args.seed)?;
     config.tags = args.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    check_tag_columns(&config.tags, &config.layout.columns())?;
     config.game_base = args.game_base;
     // EPD lines are positions: an EPD output needs every row's FEN.
     config.fen = args.fen || args.outputs.iter().any(|p| Format::resolve(p, args.format).is_ok_and(|f| f == Format::Epd));
@@ -269,6 +270,26 @@ pub(super) fn no_game_found(stats: &ExtractStats, inputs: &[String]) -> Result<(
     }
     if stats.text_bytes == 0 && stats.games_read == 0 {
         bail!("{}: empty: no PGN game to read", what());
+    }
+    Ok(())
+}
+
+/// The columns every dataset may have besides its features and tags
+/// (dense and sparse layouts together).
+const ROW_COLUMNS: [&str; 8] = ["result", "game", "ply", "fen", "eval", "phase", "idx", "val"];
+
+/// Fails when a kept tag would be a second column of the same name: a
+/// tag given twice, or named like a feature or a row column (`--tags P`).
+/// CSV files got two columns of one name, and Parquet failed with polars'
+/// own message about a duplicate.
+fn check_tag_columns(tags: &[String], features: &[String]) -> Result<()> {
+    for (i, tag) in tags.iter().enumerate() {
+        if tags[..i].contains(tag) {
+            bail!("--tags: '{tag}' is given twice");
+        }
+        if features.contains(tag) || ROW_COLUMNS.contains(&tag.as_str()) {
+            bail!("--tags: '{tag}' is already a column of the dataset; a tag column would have the same name");
+        }
     }
     Ok(())
 }

@@ -205,6 +205,9 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         (vec!["play", "--timemargin", "18446744073709551615"], "'--timemargin <MS>': must be a whole number from 0 to 86400000"),
         (vec!["play", "--movetime", "99999999999"], "'--movetime <MS>': must be a whole number from 1 to 86400000"),
         (vec!["perft", "startpos", "20"], "must be a whole number from 0 to 10"),
+        // Two columns of one name: CSV wrote both, Parquet failed with polars' message.
+        (vec!["extract", "t.pgn", "-o", "x.csv", "--tags", "White,White"], "--tags: 'White' is given twice"),
+        (vec!["extract", "t.pgn", "-o", "x.parquet", "--tags", "P"], "--tags: 'P' is already a column of the dataset"),
         // Negative numbers got clap's "unexpected argument '-1' found".
         (vec!["extract", "t.pgn", "-o", "x.csv", "--seed", "-1"], "'--seed <SEED>': must be a whole number ≥ 0"),
         (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "-1"], "--k must be a number from 0.0001 to 10000"),
