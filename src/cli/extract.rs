@@ -311,8 +311,14 @@ pub(super) fn check_inputs(inputs: &[InputSource]) -> Result<()> {
         InputSource::File(path) => Some(path.as_path()),
         _ => None,
     });
-    if let Some((first, again)) = crate::atomic::repeated_file(files) {
-        bail!("{again}: this input is also the input {first}; give each file once (its games would count twice)");
+    refuse_repeated_inputs(files, "games")
+}
+
+/// Fails when two of `paths` are one file: its `what` (games, rows) would
+/// count twice, and every estimate would look surer than it is.
+pub(super) fn refuse_repeated_inputs<'a>(paths: impl IntoIterator<Item = &'a Path>, what: &str) -> Result<()> {
+    if let Some((first, again)) = crate::atomic::repeated_file(paths) {
+        bail!("{again}: this input is also the input {first}; give each file once (its {what} would count twice)");
     }
     Ok(())
 }

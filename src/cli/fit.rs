@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::extract::{ReadArgs, check_inputs, no_game_found, report};
+use super::extract::{ReadArgs, check_inputs, no_game_found, refuse_repeated_inputs, report};
 use super::progress::ReadProgress;
 use super::tune::{SolverArg, TunerArgs, TunerOutputs, TunerSettings, run_tuner};
 use super::values::{at_least, at_least_usize, bounded, check_threads, non_negative, open_fraction, positive, whole};
@@ -261,15 +261,6 @@ pub struct FitCommand {
     pub quiet: bool,
 }
 
-/// Fails when two of `datasets` are one file: its rows would count twice,
-/// and every standard error would shrink by √2 for nothing.
-pub(super) fn check_repeated_datasets(datasets: &[PathBuf]) -> Result<()> {
-    if let Some((first, again)) = crate::atomic::repeated_file(datasets.iter().map(PathBuf::as_path)) {
-        bail!("{again}: this input is also the input {first}; give each file once (its rows would count twice)");
-    }
-    Ok(())
-}
-
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     let mut plan = OutputPlan::new(args.fit.force);
     for path in &args.datasets {
@@ -278,7 +269,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
         }
         plan.input(path);
     }
-    check_repeated_datasets(&args.datasets)?;
+    refuse_repeated_inputs(args.datasets.iter().map(PathBuf::as_path), "rows")?;
     args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;

@@ -83,7 +83,7 @@ pub struct EvaluateCommand {
 
 pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     check_threads("--threads", args.threads, None)?;
-    super::fit::check_repeated_datasets(&args.datasets)?;
+    super::extract::refuse_repeated_inputs(args.datasets.iter().map(PathBuf::as_path), "rows")?;
     if let Some(k) = args.k
         && !(crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k)
     {
