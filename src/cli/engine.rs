@@ -70,7 +70,7 @@ pub(super) fn run_bench_command(args: BenchCommand) -> Result<()> {
 /// Arguments of `pgntune eval`.
 #[derive(Debug, Args)]
 pub struct EvalCommand {
-    /// The position, as a FEN (quote it: it contains spaces). Chess960 castling rights are accepted.
+    /// The position, as a FEN (quote it: it contains spaces), or 'startpos'. Chess960 castling rights are accepted.
     #[arg(value_name = "FEN")]
     pub fen: String,
 
@@ -104,13 +104,17 @@ pub struct PerftCommand {
 impl PerftCommand {
     /// The library's configuration.
     fn config(&self) -> Result<PerftConfig> {
-        let position = if self.fen.trim() == "startpos" { Chess::default() } else { position(&self.fen)? };
+        let position = position(&self.fen)?;
         Ok(PerftConfig { position, depth: self.depth, divide: self.divide })
     }
 }
 
-/// The position of a FEN given on the command line.
+/// The position of a FEN given on the command line, or the starting
+/// position for `startpos`, as UCI's `position startpos` names it.
 fn position(text: &str) -> Result<Chess> {
+    if text.trim() == "startpos" {
+        return Ok(Chess::default());
+    }
     let fen: Fen = text.trim().parse().with_context(|| format!("'{text}' is not a FEN"))?;
     crate::pgn::replay::position_from_fen(fen).with_context(|| format!("'{text}' is not a legal position"))
 }

@@ -40,6 +40,10 @@ impl FromStr for ResetEvents {
     /// Parses a comma-separated subset of `capture,promotion,check`, or `none`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut events = ResetEvents { capture: false, promotion: false, check: false };
+        // An empty list meant `none` without saying so; `none` says it.
+        if s.trim().is_empty() {
+            return Err("names no event (use capture, promotion, check, or none for no reset)".into());
+        }
         for word in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             match word {
                 "capture" => events.capture = true,
@@ -223,6 +227,7 @@ mod tests {
         assert_eq!(e.to_string(), "capture,check");
         assert_eq!("none".parse::<ResetEvents>().unwrap().to_string(), "none");
         assert!("captures".parse::<ResetEvents>().is_err());
+        assert!("".parse::<ResetEvents>().unwrap_err().contains("none"));
     }
 
     #[test]

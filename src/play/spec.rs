@@ -84,6 +84,12 @@ pub enum EngineSpecError {
     /// An empty name.
     #[error("an empty name")]
     EmptyName,
+    /// A key that takes one value, given twice.
+    #[error("{0}= given twice: give it once")]
+    Repeated(String),
+    /// No key at all.
+    #[error("an empty engine: give weights=FILE|PRESET (the bundled engine) or cmd=PROGRAM (a UCI engine)")]
+    Empty,
     /// `cmd=` names no program.
     #[error("cmd= names no program")]
     NoProgram,
@@ -212,8 +218,21 @@ impl FromStr for EngineSpec {
             }
             Ok(n)
         }
-        for token in s.split([' ', ',']).filter(|t| !t.is_empty()) {
+        // Keys that take one value, and option names, seen so far: a second
+        // `name=` silently replaced the first.
+        let mut seen: Vec<&str> = Vec::new();
+        let mut tokens = s.split([' ', ',']).filter(|t| !t.is_empty()).peekable();
+        if tokens.peek().is_none() {
+            return Err(EngineSpecError::Empty);
+        }
+        for token in tokens {
             let (key, value) = token.split_once('=').ok_or_else(|| EngineSpecError::NotKeyValue(token.to_string()))?;
+            if key != "arg" {
+                if seen.contains(&key) {
+                    return Err(EngineSpecError::Repeated(key.to_string()));
+                }
+                seen.push(key);
+            }
             match key {
                 "name" => name = Some(value.to_string()),
                 "weights" => weights = Some(value.to_string()),
@@ -288,6 +307,14 @@ mod tests {
         let err = "name=a weights=classical hash=999999999".parse::<EngineSpec>().unwrap_err();
         assert!(err.to_string().contains("1 to 4096"), "{err}");
         assert!("name=a weights=classical hash=0".parse::<EngineSpec>().is_err());
+        // A second value for a key replaced the first without a word.
+        assert!(matches!("name=a name=b weights=flat".parse::<EngineSpec>(), Err(EngineSpecError::Repeated(k)) if k == "name"));
+        let twice = "cmd=sf option.UCI_Elo=1500 option.UCI_Elo=2000".parse::<EngineSpec>().unwrap_err();
+        assert_eq!(twice.to_string(), "option.UCI_Elo= given twice: give it once");
+        let args: EngineSpec = "cmd=sf arg=-a arg=-b".parse().unwrap();
+        assert!(matches!(&args.kind, EngineKind::Uci(p) if p.args == ["-a", "-b"]), "arg= is the one key given many times");
+        assert!(matches!("".parse::<EngineSpec>(), Err(EngineSpecError::Empty)));
+        assert!(matches!(" , ".parse::<EngineSpec>(), Err(EngineSpecError::Empty)));
     }
 
     #[test]

@@ -185,6 +185,9 @@ fn bench_signature_is_deterministic_and_eval_explains() {
     for needle in ["P ", "N ", "R ", "Q ", "total:"] {
         assert!(out.contains(needle), "{out}");
     }
+    // `startpos` as perft and UCI take it.
+    let eval = |fen: &str| pgntune().args(["eval", fen]).assert().success().get_output().stdout.clone();
+    assert_eq!(eval("startpos"), eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"));
 }
 
 /// A UCI engine that answers the handshake and then exits at `ucinewgame`.

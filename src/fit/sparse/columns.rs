@@ -29,6 +29,9 @@ pub enum ColumnsError {
         /// The layout's sets.
         layout: String,
     },
+    /// Names to freeze were asked for, but every one is empty (`--freeze ''`).
+    #[error("names no feature set or column")]
+    NothingFrozen,
     /// The prior names a feature set this build does not know.
     #[error(transparent)]
     PriorSets(#[from] crate::features::UnknownFeatureSet),
@@ -65,6 +68,11 @@ pub fn prior_for(layout: &FeatureLayout, prior: Option<&Weights>) -> Result<Vec<
 pub fn frozen_columns(layout: &FeatureLayout, names: &[String]) -> Result<Vec<bool>, ColumnsError> {
     let columns = layout.columns();
     let mut frozen = vec![false; columns.len()];
+    // An empty name among others (`pst,`) is a stray comma; only empty
+    // names asked to freeze something and froze nothing.
+    if !names.is_empty() && names.iter().all(|n| n.trim().is_empty()) {
+        return Err(ColumnsError::NothingFrozen);
+    }
     for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         if let Ok(set) = name.parse::<FeatureSet>()
             && layout.contains(set)
@@ -110,5 +118,7 @@ mod tests {
         assert_eq!(fixed, ["mg_Q", "mg_tempo", "eg_tempo"]);
         let err = frozen_columns(&layout, &["pst".into()]).unwrap_err();
         assert!(matches!(&err, ColumnsError::UnknownFrozen { name, layout } if name == "pst" && layout == "material_tapered,tempo"), "{err}");
+        assert!(matches!(frozen_columns(&layout, &[String::new(), " ".into()]), Err(ColumnsError::NothingFrozen)));
+        assert_eq!(frozen_columns(&layout, &[]).unwrap(), vec![false; names.len()]);
     }
 }

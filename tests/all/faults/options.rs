@@ -226,6 +226,11 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
             "nodes=18446744073709551615: must be 1 to 10000000000",
         ),
         (vec!["match", "--engine", "weights=classical,depth=0", "--engine", "weights=flat"], "depth=0: must be 1 to 100"),
+        // Empty or repeated values that did nothing, or replaced one another, without a word.
+        (vec!["tune", "t.pgn", "--features", "full", "--freeze", ""], "--freeze: names no feature set or column"),
+        (vec!["extract", "t.pgn", "-o", "x.csv", "--reset-on", ""], "names no event (use capture, promotion, check, or none"),
+        (vec!["match", "--engine", "", "--engine", "weights=flat"], "an empty engine: give weights="),
+        (vec!["match", "--engine", "name=a name=b weights=classical", "--engine", "weights=flat"], "name= given twice"),
     ] {
         fails_untouched(d, pgntune_in(d).args(&args), needle);
     }
