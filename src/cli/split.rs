@@ -57,9 +57,11 @@ pub(super) fn run_split(args: SplitCommand) -> Result<()> {
         }
         let m = &report.manifest;
         eprintln!(
-            "{} games in {} shards ({:.1} MB of PGN, {:.1} MB stored) in {:.2} s; manifest {}",
+            "{} game{} in {} shard{} ({:.1} MB of PGN, {:.1} MB stored) in {:.2} s; manifest {}",
             m.games,
+            if m.games == 1 { "" } else { "s" },
             m.shards.len(),
+            if m.shards.len() == 1 { "" } else { "s" },
             m.text_bytes as f64 / 1e6,
             m.shards.iter().map(|s| s.bytes).sum::<u64>() as f64 / 1e6,
             report.seconds,

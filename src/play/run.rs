@@ -15,7 +15,7 @@ use super::state::MatchState;
 use super::tournament::{MatchConfig, MatchError, MatchProgress, StopReason, Timing, play_match};
 use crate::atomic::{Destination, OutputKind, OutputPlan, PlanError};
 use crate::stats::json::{estimate_json, penta_json, sprt_json, wdl_json};
-use crate::stats::{EloEstimate, Penta, Report, SprtConfig, SprtDecision, Wdl};
+use crate::stats::{EloEstimate, Penta, Report, Signed1, SprtConfig, SprtDecision, Wdl};
 
 /// What kind of run a state belongs to (a state is continued only by the
 /// command that started it).
@@ -368,7 +368,7 @@ pub fn status_line(state: &MatchState) -> String {
     let t: Wdl = state.totals.iter().map(|t| t.wdl).sum();
     let mut line = format!("{}/{} games: W {} D {} L {}", state.committed, state.cutoff, t.wins, t.draws, t.losses);
     if let Ok(e) = t.estimate() {
-        line.push_str(&format!(", Elo {:+.1}", e.elo));
+        line.push_str(&format!(", Elo {}", Signed1(e.elo)));
         if let Some(ci) = e.ci95 {
             line.push_str(&format!(" ± {ci:.1}"));
         }

@@ -15,9 +15,30 @@ impl fmt::Display for Fixed2 {
     }
 }
 
+/// A number printed with one decimal and its sign (`+12.3`, `-4.0`), as a
+/// match's status line prints Elo, but a value that rounds to zero prints as
+/// `0.0`: `-0.0` read as a loss where there was none.
+#[derive(Clone, Copy, Debug)]
+pub struct Signed1(pub f64);
+
+impl fmt::Display for Signed1 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.abs() < 0.05 { f.write_str("0.0") } else { write!(f, "{:+.1}", self.0) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Fixed2;
+    use super::{Fixed2, Signed1};
+
+    #[test]
+    fn signed_one_decimal_without_negative_zero() {
+        assert_eq!(Signed1(12.34).to_string(), "+12.3");
+        assert_eq!(Signed1(-4.0).to_string(), "-4.0");
+        assert_eq!(Signed1(-0.04).to_string(), "0.0");
+        assert_eq!(Signed1(0.0).to_string(), "0.0");
+        assert_eq!(Signed1(-0.06).to_string(), "-0.1");
+    }
 
     #[test]
     fn two_decimals_without_negative_zero() {

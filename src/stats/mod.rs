@@ -33,6 +33,7 @@ mod sprt;
 mod summary;
 
 pub use counts::{GameOutcome, Penta, Wdl};
+pub use display::Signed1;
 pub use elo::{Degenerate, EloEstimate, NELO_PER_T, elo_from_score, score_from_elo};
 pub use normal::{Z_95, normal_cdf};
 pub use report::Report;

@@ -94,6 +94,21 @@ fn split_never_replaces_a_file_it_did_not_write() {
     assert!(std::fs::read_to_string(out.join("shard-00000.pgn")).unwrap().starts_with("[Event \"a\"]"));
 }
 
+#[test]
+fn split_summary_counts_in_the_singular_and_plural() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.pgn");
+    std::fs::write(&one, "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n").unwrap();
+    let out = pgntune().arg("split").arg(&one).args(["--games", "10", "-o"]).arg(dir.path().join("a")).assert().success().get_output().stderr.clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.contains("1 game in 1 shard ("), "{out}");
+    let odd = dir.path().join("odd.pgn");
+    std::fs::write(&odd, ODD).unwrap();
+    let out = pgntune().arg("split").arg(&odd).args(["--games", "2", "-o"]).arg(dir.path().join("b")).assert().success().get_output().stderr.clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.contains(" games in ") && out.contains(" shards ("), "{out}");
+}
+
 /// Standard error of a split that must fail with exit code 2 and one line.
 fn split_fails(args: &[&std::ffi::OsStr], dir: &Path, stdin: &[u8]) -> String {
     let out = pgntune().current_dir(dir).arg("split").args(args).write_stdin(stdin).assert().code(2).get_output().stderr.clone();
