@@ -248,6 +248,9 @@ impl OutputPlan {
             if len > 0 && !kind.recognises(&resolved) {
                 let why = if kind == OutputKind::MatchGames {
                     "exists, and a new match writes its games afresh; pass --force to replace it, or choose another file".to_string()
+                } else if kind == OutputKind::Openings {
+                    "exists, and an opening suite looks like any EPD book, so it may be yours; pass --force to replace it, or choose another file"
+                        .to_string()
                 } else {
                     format!("exists and is not {} written by pgntune; pass --force to replace it", kind.describe())
                 };

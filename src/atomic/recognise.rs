@@ -28,7 +28,9 @@ pub enum OutputKind {
     Trace,
     /// A figure (PNG or SVG) in a `--plot` folder.
     Figure,
-    /// An opening suite written by `openings`.
+    /// An opening suite written by `openings`: never replaced without
+    /// `--force`, since it is plain EPD with nothing to mark it, and a
+    /// user's opening book (UHO, 8moves, ...) looks the same.
     Openings,
     /// The games of a match (`--pgn-out`): never replaced without
     /// `--force`, since a match appends to it and a user's PGN looks the same.
@@ -91,7 +93,7 @@ impl OutputKind {
             OutputKind::Figure => {
                 head.starts_with(b"\x89PNG\r\n\x1a\n") || (head.starts_with(b"<svg") || head.starts_with(b"<?xml")) && contains(&head, b"<svg")
             }
-            OutputKind::Openings => is_epd(&head, &[], None),
+            OutputKind::Openings => false,
             OutputKind::MatchGames => false,
             OutputKind::SelfplayGames => is_selfplay_pgn(path),
             OutputKind::State => head.starts_with(b"{") && contains(&head, b"\"committed\"") && contains(&head, b"\"config\""),
@@ -165,8 +167,8 @@ const EPD_DATASET_OPCODES: &[&str] = &["hmvc", "fmvn", "c9", "ce"];
 
 /// Lines of EPD (or comments) as pgntune writes them: operations only from
 /// `opcodes`, and `required` on every line. A test suite's `bm` or `id`
-/// lines, or an `extract` dataset where an opening suite (no operations)
-/// is expected, are the user's files, not earlier outputs.
+/// lines, or an opening book without operations, are the user's files,
+/// not earlier outputs.
 fn is_epd(head: &[u8], opcodes: &[&str], required: Option<&str>) -> bool {
     let mut positions = 0;
     for line in complete_lines(head) {
@@ -228,7 +230,7 @@ mod tests {
         assert!(OutputKind::Dataset(Format::Csv).recognises(&csv));
         assert!(OutputKind::ScoreTable.recognises(&table));
         assert!(OutputKind::Weights.recognises(&weights));
-        assert!(OutputKind::Openings.recognises(&epd));
+        assert!(!OutputKind::Openings.recognises(&epd), "a user's opening book looks like a suite: never replaced without --force");
         assert!(OutputKind::SelfplayGames.recognises(&selfplay));
         for kind in [
             OutputKind::Dataset(Format::Mat),
@@ -259,7 +261,5 @@ mod tests {
         assert!(OutputKind::Dataset(Format::Epd).recognises(&rows));
         assert!(!OutputKind::Dataset(Format::Epd).recognises(&epd), "a line without a result is no extract row");
         assert!(!OutputKind::Dataset(Format::Epd).recognises(&suite));
-        assert!(!OutputKind::Openings.recognises(&rows), "an extract dataset is no opening suite");
-        assert!(!OutputKind::Openings.recognises(&suite));
     }
 }

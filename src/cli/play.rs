@@ -187,7 +187,9 @@ pub(super) fn run_play(args: PlayCommand) -> Result<()> {
 
 /// Arguments of `pgntune openings`.
 #[derive(Debug, Args)]
-#[command(after_help = "An existing --out is replaced only if it is an opening suite (EPD), or with --force; '-' writes standard output.")]
+#[command(
+    after_help = "An existing --out is replaced only with --force (a suite is plain EPD, like any opening book, so an existing one may be yours); '-' writes standard output."
+)]
 pub struct OpeningsCommand {
     /// PGN files to take openings from.
     #[arg(required = true, value_name = "PGN")]
@@ -204,7 +206,7 @@ pub struct OpeningsCommand {
     /// Nodes per balance check.
     #[arg(long, default_value_t = 5000, allow_negative_numbers = true, value_parser = whole::<u64>(1, i128::from(crate::engine::params::MAX_NODES)))]
     pub nodes: u64,
-    /// Replace an existing --out that is not an opening suite.
+    /// Replace an existing --out.
     #[arg(long)]
     pub force: bool,
     /// Quiet: no summary line (errors are still shown).

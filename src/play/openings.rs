@@ -412,7 +412,8 @@ pub struct SuiteConfig {
     pub balance: Option<(i32, u64)>,
     /// The EPD file (`-`: standard output).
     pub out: PathBuf,
-    /// Replace an `out` that is not an opening suite.
+    /// Replace an existing `out` (without it, an existing file is never
+    /// replaced: a suite cannot be told from a user's opening book).
     pub force: bool,
 }
 
@@ -498,7 +499,11 @@ mod tests {
         let report = build_suite(&SuiteConfig { inputs: vec![pgn.clone()], plies: 2, balance: None, out: out.clone(), force: false }).unwrap();
         assert_eq!(report.openings, 2);
         assert_eq!(std::fs::read_to_string(&out).unwrap(), format!("{}\n", lines.join("\n")));
-        let none = build_suite(&SuiteConfig { inputs: vec![pgn], plies: 9, balance: None, out, force: false });
+        // The suite just written is an existing file like any other: only
+        // `force` lets a run replace it.
+        let again = build_suite(&SuiteConfig { inputs: vec![pgn.clone()], plies: 2, balance: None, out: out.clone(), force: false });
+        assert!(matches!(again, Err(SuiteError::Plan(_))));
+        let none = build_suite(&SuiteConfig { inputs: vec![pgn], plies: 9, balance: None, out, force: true });
         assert!(matches!(none, Err(SuiteError::Empty(9))));
         std::fs::write(&epd, "not a fen\n").unwrap();
         assert!(load(&epd, DEFAULT_PGN_PLIES).unwrap_err().to_string().contains("line 1"));

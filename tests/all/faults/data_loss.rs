@@ -119,6 +119,24 @@ fn fault_02_output_that_is_an_input_or_another_output_is_refused() {
     assert!(csv.exists());
 }
 
+/// An opening suite is plain EPD, as every opening book is: `openings`
+/// replaced a user's book of that form without a word. Now only --force
+/// replaces an existing file, the suite's own earlier output included.
+#[test]
+fn audit_3_openings_never_replaces_an_epd_book_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "games.pgn", GAMES);
+    let book = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\nrnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n";
+    write(d, "book.epd", book);
+    let message = fails_untouched(d, pgntune_in(d).args(["openings", "games.pgn", "--plies", "2", "--out", "book.epd"]), "book.epd: exists");
+    assert!(message.contains("--force"), "{message}");
+    pgntune_in(d).args(["openings", "games.pgn", "--plies", "2", "--out", "new.epd", "-q"]).assert().success();
+    fails_untouched(d, pgntune_in(d).args(["openings", "games.pgn", "--plies", "2", "--out", "new.epd"]), "may be yours");
+    pgntune_in(d).args(["openings", "games.pgn", "--plies", "2", "--out", "book.epd", "--force", "-q"]).assert().success();
+    assert_ne!(std::fs::read_to_string(d.join("book.epd")).unwrap(), book);
+}
+
 /// The files a match, a verification or a self-play run reads (openings,
 /// weights) and a tuner's prior are inputs too: no output may replace them,
 /// `--force` or not. (They were not registered as inputs, and `--force`,
