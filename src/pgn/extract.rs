@@ -644,6 +644,8 @@ struct Replayer<'a> {
     engine: Option<crate::engine::Engine>,
     scratch: TermScratch,
     terms: Vec<TermValue>,
+    /// The quiet filter, restarted for each game.
+    filter: QuietFilter<'a>,
 }
 
 impl<'a> Replayer<'a> {
@@ -665,13 +667,24 @@ impl<'a> Replayer<'a> {
             },
             scratch: TermScratch::default(),
             terms: Vec::new(),
+            filter: QuietFilter::new(&config.filter, &config.layout),
         }
     }
 
     fn process(&mut self, game: &GameRecord) {
         let file = &self.names[game.input];
         let first = self.rows.len();
-        process_game(game, self.config, file, &mut self.rows, &mut self.stats, &mut self.engine, &mut self.scratch, &mut self.terms);
+        process_game(
+            game,
+            self.config,
+            file,
+            &mut self.rows,
+            &mut self.stats,
+            &mut self.engine,
+            &mut self.scratch,
+            &mut self.terms,
+            &mut self.filter,
+        );
         if let Some(k) = self.config.sample {
             let n = self.rows.len() - first;
             if n > k {
@@ -719,6 +732,7 @@ fn process_game(
     engine: &mut Option<crate::engine::Engine>,
     scratch: &mut TermScratch,
     leaf_terms: &mut Vec<TermValue>,
+    filter: &mut QuietFilter<'_>,
 ) {
     stats.games_read += 1;
     stats.games_with_tags += u64::from(game.has_tags);
@@ -757,7 +771,7 @@ fn process_game(
 
     let first_row = rows.len();
     let kept_tags: Vec<String> = game.kept_tags.iter().map(|t| t.as_deref().map(super::decode_text).unwrap_or_default()).collect();
-    let mut filter = QuietFilter::new(&config.filter, &config.layout);
+    filter.restart();
     let mut pos = start;
     let bad = replay::replay(&mut pos, &game.moves, config.filter.max_plies, |pos, m, ply| {
         let eval = game.evals.get(ply as usize - 1).copied().unwrap_or(f32::NAN);
