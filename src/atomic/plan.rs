@@ -246,13 +246,9 @@ impl OutputPlan {
         if destination == Destination::File && !self.force {
             let len = std::fs::metadata(&resolved).map(|m| m.len()).unwrap_or(0);
             if len > 0 && !kind.recognises(&resolved) {
-                let why = if kind == OutputKind::MatchGames {
-                    "exists, and a new match writes its games afresh; pass --force to replace it, or choose another file".to_string()
-                } else if kind == OutputKind::Openings {
-                    "exists, and an opening suite looks like any EPD book, so it may be yours; pass --force to replace it, or choose another file"
-                        .to_string()
-                } else {
-                    format!("exists and is not {} written by pgntune; pass --force to replace it", kind.describe())
+                let why = match kind.never_replaced_because() {
+                    Some(reason) => format!("exists, and {reason}; pass --force to replace it, or choose another file"),
+                    None => format!("exists and is not {} written by pgntune; pass --force to replace it", kind.describe()),
                 };
                 return Err(PlanError::Foreign { path: shown, why });
             }

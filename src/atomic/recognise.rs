@@ -74,6 +74,16 @@ impl OutputKind {
         }
     }
 
+    /// Why an existing file of this kind is never replaced without
+    /// `--force`, for the kinds whose files carry no mark of pgntune's.
+    pub fn never_replaced_because(self) -> Option<&'static str> {
+        match self {
+            OutputKind::MatchGames => Some("a new match writes its games afresh"),
+            OutputKind::Openings => Some("an opening suite looks like any EPD book, so it may be yours"),
+            _ => None,
+        }
+    }
+
     /// True when the file at `path` is one pgntune wrote as this kind.
     pub fn recognises(self, path: &Path) -> bool {
         let Ok(head) = head(path) else { return false };
