@@ -78,6 +78,9 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
             for (n, record) in reader.records().enumerate() {
                 let record = record.map_err(csv_err)?;
                 let at = format!("line {}", n + 2);
+                if record.len() != header.len() {
+                    return Err(invalid(path, format!("{at}: {} fields, the header has {}", record.len(), header.len())));
+                }
                 let field = |i: usize| record.get(i).unwrap_or("").trim();
                 let score: f64 =
                     field(result_col).parse().map_err(|_| invalid(path, format!("{at}: result '{}' is not a number", field(result_col))))?;
@@ -123,5 +126,30 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
             Ok(rows)
         }
         _ => Err(invalid(path, "label reads EPD files, or CSV, TSV or Parquet datasets with a 'fen' column")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_csv(text: &str) -> Result<Vec<PositionRow>, DatasetError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.csv");
+        std::fs::write(&path, text).unwrap();
+        read_positions(&path)
+    }
+
+    #[test]
+    fn csv_positions_are_read_and_rows_of_the_wrong_width_refused() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let rows = read_csv(&format!("result,game,ply,fen\n1,7,3,{start}\n")).unwrap();
+        assert_eq!((rows.len(), rows[0].game, rows[0].ply, rows[0].result), (1, 7, 3, GameResult::WhiteWins));
+        // A field too many would shift every column after it; one too few
+        // would read as a missing FEN.
+        for (line, fields) in [(format!("1,7,3,{start},x"), 5), ("1,7,3".to_string(), 3)] {
+            let err = read_csv(&format!("result,game,ply,fen\n1,7,3,{start}\n{line}\n")).unwrap_err().to_string();
+            assert!(err.contains(&format!("line 3: {fields} fields, the header has 4")), "{err}");
+        }
     }
 }

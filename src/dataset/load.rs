@@ -277,7 +277,8 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
     while reader.read_byte_record(&mut record).map_err(csv_err)? {
         line += 1;
         let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
-        if record.len() < header.len() {
+        // Longer rows too: a field too many shifts every column after it.
+        if record.len() != header.len() {
             return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
         }
         let text = |i: usize| std::str::from_utf8(&record[i]).unwrap_or("").trim();
@@ -327,7 +328,8 @@ fn read_counts<R: Read>(
     while reader.read_byte_record(&mut record).map_err(|e| invalid(path, e.to_string()))? {
         line += 1;
         let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
-        if record.len() < header.len() {
+        // Longer rows too: a field too many shifts every column after it.
+        if record.len() != header.len() {
             return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
         }
         let number = |i: usize| -> Result<f64, DatasetError> {

@@ -263,6 +263,9 @@ fn bad_datasets_get_clear_messages() {
     let d = dir.path();
     fit_fails(&[], &write(d, "ragged.mat", " 1  0  0  0  0  2\n 1  0  0  0  2\n"), "line 2: expected 6 numbers");
     fit_fails(&[], &write(d, "text.csv", "P,N,result\n1,0,1\none,0,0\n"), "line 3: 'one' in column 'P' is not a number");
+    fit_fails(&[], &write(d, "long.csv", "P,N,result\n1,0,1\n1,0,1,0\n"), "line 3: 4 fields, the header has 3");
+    fit_fails(&[], &write(d, "short.tsv", "P\tN\tresult\n1\t0\n"), "line 2: 2 fields, the header has 3");
+    fit_fails(&[], &write(d, "long_counts.csv", "P,wins,draws,losses\n1,2,0,1,5\n"), "line 2: 5 fields, the header has 4");
     fit_fails(&[], &write(d, "draws.mat", " 1  0  0  0  0  1\n-1  0  0  0  0  1\n"), "no decisive games");
     fit_fails(&[], &write(d, "empty.csv", "P,N,result\n"), "no rows");
     fit_fails(&[], &write(d, "noresult.csv", "P,N\n1,2\n"), "no 'result' column");
