@@ -2,7 +2,7 @@
 
 use std::io;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use shakmaty::Chess;
 use shakmaty::fen::Fen;
@@ -11,6 +11,7 @@ use super::values::whole;
 use crate::engine::Evaluator;
 use crate::engine::bench::{DEFAULT_BENCH_DEPTH, run_bench};
 use crate::engine::perft::PerftConfig;
+use crate::uci::{Game, SessionError, StartPosition};
 use crate::weights::Weights;
 
 /// Which weights the engine plays with.
@@ -70,7 +71,7 @@ pub(super) fn run_bench_command(args: BenchCommand) -> Result<()> {
 /// Arguments of `pgntune eval`.
 #[derive(Debug, Args)]
 pub struct EvalCommand {
-    /// The position, as a FEN (quote it: it contains spaces), or 'startpos'. Chess960 castling rights are accepted.
+    /// The position, as a FEN (quote it: it contains spaces) or 'startpos', optionally followed by 'moves' and UCI moves ('startpos moves e2e4 e7e5'). Chess960 castling rights are accepted.
     #[arg(value_name = "FEN")]
     pub fen: String,
 
@@ -90,7 +91,7 @@ pub(super) fn run_eval(args: EvalCommand) -> Result<()> {
 #[derive(Debug, Args)]
 #[command(after_help = "Example: pgntune perft 'r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1' 4  (4085603 nodes)")]
 pub struct PerftCommand {
-    /// The position, as a FEN (quote it: it contains spaces), or 'startpos'. Chess960 castling rights are accepted.
+    /// The position, as a FEN (quote it: it contains spaces) or 'startpos', optionally followed by 'moves' and UCI moves. Chess960 castling rights are accepted.
     #[arg(value_name = "FEN")]
     pub fen: String,
     /// Plies to count (at most 10: deeper counts take years).
@@ -109,14 +110,34 @@ impl PerftCommand {
     }
 }
 
-/// The position of a FEN given on the command line, or the starting
-/// position for `startpos`, as UCI's `position startpos` names it.
+/// The position given on the command line as a UCI `position` command
+/// names it: a FEN (after UCI's `fen` keyword or without it) or
+/// `startpos`, then optionally `moves` and the moves played since, in UCI
+/// notation (`startpos moves e2e4 e7e5`).
 fn position(text: &str) -> Result<Chess> {
-    if text.trim() == "startpos" {
-        return Ok(Chess::default());
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let moves_at = tokens.iter().position(|&t| t == "moves").unwrap_or(tokens.len());
+    let head = &tokens[..moves_at];
+    let head = head.strip_prefix(&["fen"][..]).unwrap_or(head);
+    let start = if head == ["startpos"] {
+        StartPosition::StartPos
+    } else {
+        let fen_text = head.join(" ");
+        let fen: Fen = fen_text.parse().with_context(|| format!("'{fen_text}' is not a FEN"))?;
+        crate::pgn::replay::position_from_fen(fen).with_context(|| format!("'{fen_text}' is not a legal position"))?;
+        StartPosition::Fen(fen_text)
+    };
+    // The moves are played as the engine plays a GUI's `position` command.
+    let moves: Vec<String> = tokens.get(moves_at + 1..).unwrap_or_default().iter().map(|m| m.to_string()).collect();
+    let mut game = Game::default();
+    match game.set(&start, &moves) {
+        Ok(()) => Ok(game.position),
+        // The session's message speaks to a GUI; this one to the user.
+        Err(SessionError::IllegalMove { text, number, reason }) => {
+            bail!("move '{text}' (move {number} after the position) cannot be played: {reason}")
+        }
+        Err(e) => Err(e.into()),
     }
-    let fen: Fen = text.trim().parse().with_context(|| format!("'{text}' is not a FEN"))?;
-    crate::pgn::replay::position_from_fen(fen).with_context(|| format!("'{text}' is not a legal position"))
 }
 
 pub(super) fn run_perft(args: PerftCommand) -> Result<()> {

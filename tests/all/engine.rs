@@ -188,6 +188,20 @@ fn bench_signature_is_deterministic_and_eval_explains() {
     // `startpos` as perft and UCI take it.
     let eval = |fen: &str| pgntune().args(["eval", fen]).assert().success().get_output().stdout.clone();
     assert_eq!(eval("startpos"), eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"));
+    // And the moves after it, as a UCI `position` command gives them.
+    let after = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+    assert_eq!(eval("startpos moves e2e4 e7e5 g1f3"), eval(after));
+    assert_eq!(eval(&format!("fen {after} moves")), eval(after));
+    assert_ne!(eval("startpos moves e2e4"), eval("startpos"));
+    let perft = pgntune().args(["perft", "startpos moves e2e4", "2"]).assert().success().get_output().stdout.clone();
+    assert_eq!(String::from_utf8(perft).unwrap(), "Nodes searched: 600\n");
+    for (position, needle) in
+        [("startpos moves e2e4 e2e4", "move 'e2e4' (move 2 after the position) cannot be played"), ("startpos moves e9e4", "move 'e9e4' (move 1")]
+    {
+        let err = pgntune().args(["eval", position]).assert().code(2).get_output().stderr.clone();
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains(needle) && err.lines().count() == 1, "{err}");
+    }
 }
 
 /// A UCI engine that answers the handshake and then exits at `ucinewgame`.
