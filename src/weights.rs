@@ -215,8 +215,11 @@ impl Weights {
     /// Reads a TOML or JSON weights file and checks it.
     pub fn load(path: &Path) -> Result<Weights, WeightsError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| WeightsError::Io { path: name.clone(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| WeightsError::Io { path: name.clone(), source })?;
         let parse_err = |message: String| WeightsError::Parse { path: name.clone(), message };
+        // A binary file (a dataset, a PGN archive) is named as what it is not.
+        let text =
+            String::from_utf8(bytes).map_err(|_| parse_err("not a weights file (pgntune writes TOML or JSON text; this is not text)".into()))?;
         // The extension decides where it says TOML or JSON; otherwise the
         // first character does. A file of neither kind (a CSV, say) is
         // called what it is rather than answered with a TOML parse error.
@@ -440,6 +443,9 @@ mod tests {
         let csv = dir.path().join("w.csv");
         std::fs::write(&csv, "a,b\n1,2\n").unwrap();
         assert!(Weights::load(&csv).unwrap_err().to_string().contains("not a weights file (pgntune writes TOML or JSON)"));
+        let binary = dir.path().join("rows.parquet");
+        std::fs::write(&binary, b"PAR1\xff\xfe\x00\x01").unwrap();
+        assert!(Weights::load(&binary).unwrap_err().to_string().contains("not a weights file (pgntune writes TOML or JSON text; this is not text)"));
     }
 
     #[test]
