@@ -11,7 +11,7 @@ use super::values::whole;
 use crate::engine::Evaluator;
 use crate::engine::bench::{DEFAULT_BENCH_DEPTH, run_bench};
 use crate::engine::perft::PerftConfig;
-use crate::uci::{Game, SessionError, StartPosition};
+use crate::uci::{Game, SessionError};
 use crate::weights::Weights;
 
 /// Which weights the engine plays with.
@@ -119,18 +119,17 @@ fn position(text: &str) -> Result<Chess> {
     let moves_at = tokens.iter().position(|&t| t == "moves").unwrap_or(tokens.len());
     let head = &tokens[..moves_at];
     let head = head.strip_prefix(&["fen"][..]).unwrap_or(head);
-    let start = if head == ["startpos"] {
-        StartPosition::StartPos
+    let position = if head == ["startpos"] {
+        Chess::default()
     } else {
         let fen_text = head.join(" ");
         let fen: Fen = fen_text.parse().with_context(|| format!("'{fen_text}' is not a FEN"))?;
-        crate::pgn::replay::position_from_fen(fen).with_context(|| format!("'{fen_text}' is not a legal position"))?;
-        StartPosition::Fen(fen_text)
+        crate::pgn::replay::position_from_fen(fen).with_context(|| format!("'{fen_text}' is not a legal position"))?
     };
     // The moves are played as the engine plays a GUI's `position` command.
     let moves: Vec<String> = tokens.get(moves_at + 1..).unwrap_or_default().iter().map(|m| m.to_string()).collect();
-    let mut game = Game::default();
-    match game.set(&start, &moves) {
+    let mut game = Game { position, ..Game::default() };
+    match game.play(&moves) {
         Ok(()) => Ok(game.position),
         // The session's message speaks to a GUI; this one to the user.
         Err(SessionError::IllegalMove { text, number, reason }) => {

@@ -95,6 +95,14 @@ impl Game {
         };
         self.position = position;
         self.history.clear();
+        self.play(moves)?;
+        self.valid = true;
+        Ok(())
+    }
+
+    /// Plays `moves` (UCI notation) from the current position, keeping the
+    /// history; stops at the first that cannot be played.
+    pub fn play(&mut self, moves: &[String]) -> Result<(), SessionError> {
         for (i, text) in moves.iter().enumerate() {
             let illegal = |reason: String| SessionError::IllegalMove { text: text.clone(), number: i + 1, reason };
             let uci: UciMove = text.parse().map_err(|e: shakmaty::uci::ParseUciMoveError| illegal(e.to_string()))?;
@@ -102,7 +110,6 @@ impl Game {
             self.history.push(position_hash(&self.position));
             self.position.play_unchecked(m);
         }
-        self.valid = true;
         Ok(())
     }
 
