@@ -103,6 +103,31 @@ impl Entries {
         ((index as u64) << BLOCK_BITS) | block.len() as u64
     }
 
+    /// Appends the entries of every row of `batch` in one pass, and each
+    /// row's end address to `ends`, when every term fits one entry and the
+    /// whole batch fits in the last block. Returns false, having changed
+    /// nothing, otherwise (the caller then adds the rows one by one).
+    fn push_batch(&mut self, batch: &RowBatch, ends: &mut Vec<u64>) -> bool {
+        if batch.is_empty() {
+            return true;
+        }
+        let n = batch.terms.len();
+        if self.blocks.is_empty() {
+            // As `push` would for the first position (see there).
+            self.blocks.push(Vec::with_capacity(BLOCK));
+        }
+        let index = self.blocks.len() - 1;
+        let block = &mut self.blocks[index];
+        // `>=`: a block never fills up to its last entry (see `Entries`).
+        if block.len() + n >= BLOCK || !batch.terms.iter().all(fits_one_entry) {
+            return false;
+        }
+        let base = ((index as u64) << BLOCK_BITS) | block.len() as u64;
+        block.extend(batch.terms.iter().map(|t| pack(usize::from(t.term), i32::from(t.value))));
+        ends.extend(batch.ends.iter().map(|&e| base + u64::from(e)));
+        true
+    }
+
     /// The entries between the start of a position and its end address.
     #[inline]
     fn get(&self, start: u64, end: u64) -> &[u16] {
@@ -183,20 +208,25 @@ impl Positions {
 
     /// Appends one position.
     pub fn push(&mut self, terms: &[TermValue], phase: u8, score: f32, eval: f32, game: u64) {
+        self.push_entries_of(terms);
+        self.phases.push(phase);
+        self.scores.push(score);
+        self.evals.push(eval);
+        self.games.push(game);
+    }
+
+    /// Appends the packed entries of one position's terms and their end.
+    fn push_entries_of(&mut self, terms: &[TermValue]) {
         // Nearly every count fits in one entry: then the entries are the
         // terms mapped one to one, which `extend` writes without checking
         // the capacity per entry.
-        let end = if terms.iter().all(|t| t.value != 0 && (VALUE_MIN..=VALUE_MAX).contains(&i32::from(t.value))) {
+        let end = if terms.iter().all(fits_one_entry) {
             self.entries.push(terms.len(), terms.iter().map(|t| pack(usize::from(t.term), i32::from(t.value))))
         } else {
             let split = split_entries(terms);
             self.entries.push(split.len(), split.into_iter())
         };
         self.ends.push(end);
-        self.phases.push(phase);
-        self.scores.push(score);
-        self.evals.push(eval);
-        self.games.push(game);
     }
 
     /// Appends every row of an extraction batch, with game ids offset by `game_base`.
@@ -212,10 +242,23 @@ impl Positions {
         self.ends.reserve(wanted);
         self.phases.reserve(wanted);
         self.games.reserve(wanted);
-        for i in 0..batch.len() {
-            let eval = batch.evals.get(i).copied().unwrap_or(f32::NAN);
-            self.push(batch.row_terms(i), batch.phases[i], batch.results[i].score() as f32, eval, game_base + batch.games[i]);
+        // Column by column rather than row by row: `tune` stores every row
+        // here on one thread while the workers extract. Storing the human
+        // collection's 3.3 million rows took 0.115 s with a push per row
+        // and column, 0.105 s so; the rest is writing fresh memory.
+        if !self.entries.push_batch(batch, &mut self.ends) {
+            for i in 0..batch.len() {
+                self.push_entries_of(batch.row_terms(i));
+            }
         }
+        self.phases.extend_from_slice(&batch.phases);
+        self.scores.extend(batch.results.iter().map(|r| r.score() as f32));
+        if batch.evals.len() == batch.len() {
+            self.evals.extend_from_slice(&batch.evals);
+        } else {
+            self.evals.resize(self.evals.len() + batch.len(), f32::NAN);
+        }
+        self.games.extend(batch.games.iter().map(|g| game_base + g));
     }
 
     /// Appends all positions of `other` (same layout), with game ids offset by `game_base`.
@@ -358,6 +401,12 @@ impl Positions {
     }
 }
 
+/// Whether a term is stored as one entry: a non-zero count in 4 bits.
+#[inline]
+fn fits_one_entry(t: &TermValue) -> bool {
+    t.value != 0 && (VALUE_MIN..=VALUE_MAX).contains(&i32::from(t.value))
+}
+
 /// The entries of `terms` when a count needs several entries (or is zero).
 fn split_entries(terms: &[TermValue]) -> Vec<u16> {
     let mut entries = Vec::new();
@@ -432,6 +481,51 @@ mod tests {
             }
             assert_eq!((twice.terms(count + i), twice.game(count + i)), (row(i), 1000 + i as u64));
         }
+    }
+
+    /// Batches stored column by column are the positions the same rows
+    /// pushed one by one make, block for block: batches that fit in the
+    /// last block, batches that do not, counts that need several entries,
+    /// rows without terms, and batches with and without labels.
+    #[test]
+    fn batches_store_what_their_rows_pushed_one_by_one_store() {
+        let layout = FeatureLayout::parse("material,pst").unwrap();
+        let row = |i: usize| -> Vec<TermValue> {
+            let n = [3, 0, 12, 40, 1, 90][i % 6];
+            let big = i % 11 == 5;
+            (0..n).map(|t| TermValue { term: (t * 7 % 773) as u16, value: if big && t == 0 { 9 } else { 1 - 2 * ((t + i) % 2) as i16 } }).collect()
+        };
+        let results = [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins];
+        let (mut by_batch, mut by_row) = (Positions::new(layout.clone()).unwrap(), Positions::new(layout.clone()).unwrap());
+        let mut next = 0;
+        for (b, size) in [0usize, 2, 1, 5, 9, 3, 17, 4, 30, 6].into_iter().enumerate() {
+            let mut batch = RowBatch::default();
+            let labelled = b % 2 == 0;
+            for i in next..next + size {
+                let mut terms = row(i);
+                terms.sort_by_key(|t| t.term);
+                batch.push_features(&terms, (i % 25) as u8);
+                batch.results.push(results[i % 3]);
+                batch.games.push(i as u64 / 3);
+                if labelled {
+                    batch.evals.push(i as f32);
+                }
+                let eval = if labelled { i as f32 } else { f32::NAN };
+                by_row.push(&terms, (i % 25) as u8, results[i % 3].score() as f32, eval, 100 + i as u64 / 3);
+            }
+            next += size;
+            by_batch.push_batch(&batch, 100);
+        }
+        assert!(by_row.entries.blocks.len() > 3, "{} blocks", by_row.entries.blocks.len());
+        // `Positions` compare NaN labels as unequal: compare the labels apart.
+        assert_eq!(by_batch.entries, by_row.entries);
+        assert_eq!(
+            (&by_batch.ends, &by_batch.phases, &by_batch.scores, &by_batch.games),
+            (&by_row.ends, &by_row.phases, &by_row.scores, &by_row.games)
+        );
+        let bits = |p: &Positions| p.evals.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&by_batch), bits(&by_row));
+        assert_eq!(by_batch.len(), next);
     }
 
     #[test]
