@@ -265,12 +265,31 @@ fn pivoted_inverse(a: &[f64], m: usize) -> (Vec<usize>, Vec<f64>) {
 /// Where a fit's information came from, for the report: `None` when all
 /// positions were used.
 pub fn sample_note(errors: &StandardErrors) -> Option<String> {
-    (errors.sampled < 1.0).then(|| format!("standard errors from the information of every {:.0}th position", 1.0 / errors.sampled))
+    (errors.sampled < 1.0)
+        .then(|| format!("standard errors from the information of every {} position", ordinal((1.0 / errors.sampled).round() as u64)))
+}
+
+/// `n` as an English ordinal: 2nd, 3rd, 4th, 11th, 21st.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ordinals_read_as_english() {
+        let read: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112].into_iter().map(ordinal).collect();
+        assert_eq!(read, ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th", "112th"]);
+    }
 
     #[test]
     fn pivoted_inverse_skips_dependent_coordinates() {
