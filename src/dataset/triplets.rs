@@ -107,10 +107,51 @@ impl RowWriter for TripletWriter {
     }
 }
 
+/// The number of rows declared by the size line `R C 0` that ends a
+/// `.ijv` file (blank lines after it allowed), read from the file's tail;
+/// 0 for a file of header lines only (an empty dataset, written without a
+/// size line, which Octave and R would refuse) or no lines at all (left to
+/// the header check); `None` when the last line is something else. The
+/// file is left at its start.
+fn size_line(file: &mut std::fs::File) -> std::io::Result<Option<u64>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let length = file.seek(SeekFrom::End(0))?;
+    let tail_start = length.saturating_sub(4096);
+    file.seek(SeekFrom::Start(tail_start))?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail)?;
+    file.seek(SeekFrom::Start(0))?;
+    let text = String::from_utf8_lossy(&tail);
+    let Some(last) = text.lines().rev().map(str::trim).find(|l| !l.is_empty()) else { return Ok(Some(0)) };
+    if last.starts_with('%') {
+        return Ok(Some(0));
+    }
+    let numbers: Vec<f64> = last.split_whitespace().map_while(|t| t.parse::<f64>().ok()).collect();
+    Ok(match numbers[..] {
+        [rows, columns, v] if v == 0.0 && rows >= 0.0 && rows.fract() == 0.0 && columns >= 1.0 && last.split_whitespace().count() == 3 => {
+            Some(rows as u64)
+        }
+        _ => None,
+    })
+}
+
 /// Reads a `.ijv` file written by pgntune, calling `sink` with batches of rows.
 pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -> Result<(), DatasetError>) -> Result<(), DatasetError> {
     let invalid = |message: String| DatasetError::Invalid { path: path.display().to_string(), message };
-    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io { path: path.display().to_string(), source })?;
+    let io = |source| DatasetError::Io { path: path.display().to_string(), source };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    // The size line, read first: rows with no entry are implied by the gaps
+    // between row numbers, and only the declared size says how many there
+    // may be. Without it a cut-short file lost its last rows' entries
+    // unnoticed, and one wrong row number made up billions of empty rows.
+    let declared_rows = match size_line(&mut file).map_err(io)? {
+        Some(rows) => rows,
+        None => {
+            return Err(invalid(
+                "the last line is not the size line 'R C 0' that ends every pgntune .ijv file: the file is cut short, or not a pgntune .ijv".into(),
+            ));
+        }
+    };
     let reader = std::io::BufReader::with_capacity(1 << 16, file);
     let mut layout: Option<FeatureLayout> = None;
     let mut decoder: Option<ColumnDecoder> = None;
@@ -120,7 +161,6 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
     let mut values: Vec<(usize, f64)> = Vec::new();
     let mut extra = [0.0f64; 4];
     let mut has_eval = false;
-    let mut declared_rows = 0u64;
     let mut terms = Vec::new();
     let mut flush = |layout: &FeatureLayout,
                      decoder: &mut ColumnDecoder,
@@ -165,9 +205,11 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
             return Err(at(format!("row and column numbers count from 1: '{line}'")));
         }
         let (i, j) = (i as u64, j as usize - 1);
+        if i > declared_rows {
+            return Err(at(format!("row {i} is past the {declared_rows} rows the size line at the end declares")));
+        }
         if v == 0.0 {
-            declared_rows = declared_rows.max(i); // The size line.
-            continue;
+            continue; // The size line.
         }
         if current != Some(i) {
             if current.is_some_and(|c| i < c) {
@@ -179,6 +221,10 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
             // Rows without any entry are all zeros (black won, game 0, ply 0).
             for _ in current.unwrap_or(0) + 1..i {
                 flush(l, d, &mut Vec::new(), &[0.0; 4], false, &mut batch).map_err(&at)?;
+                if batch.len() >= 4096 {
+                    sink(l, &batch)?;
+                    batch.clear();
+                }
             }
             if batch.len() >= 4096 {
                 sink(l, &batch)?;
@@ -208,6 +254,10 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
     }
     for _ in current.unwrap_or(0)..declared_rows {
         flush(&l, d, &mut Vec::new(), &[0.0; 4], false, &mut batch).map_err(|m| invalid(format!("last row: {m}")))?;
+        if batch.len() >= 4096 {
+            sink(&l, &batch)?;
+            batch.clear();
+        }
     }
     if !batch.is_empty() {
         sink(&l, &batch)?;

@@ -270,6 +270,14 @@ fn bad_datasets_get_clear_messages() {
     fit_fails(&[], &write(d, "empty.csv", "P,N,result\n"), "no rows");
     fit_fails(&[], &write(d, "noresult.csv", "P,N\n1,2\n"), "no 'result' column");
     fit_fails(&[], &d.join("missing.mat"), "missing.mat");
+    // A sparse .ijv cut short, and one whose row number runs past the size
+    // its last line declares (rows without entries are implied by the
+    // gaps, so such a number once made up billions of empty rows).
+    let ijv_header =
+        "% pgntune sparse rows: i j v, 1-based; columns 1..5 features, 6 result, 7 game, 8 ply\n% layout: material\n% columns: P N B R Q\n";
+    let ijv = |rows: &str| format!("{ijv_header}{rows}");
+    fit_fails(&[], &write(d, "cut.ijv", &ijv("1 1 1\n1 6 1\n2 1 -1\n")), "the last line is not the size line 'R C 0'");
+    fit_fails(&[], &write(d, "far.ijv", &ijv("1 1 1\n1 6 1\n99999999999 1 1\n2 8 0\n")), "line 6: row 99999999999 is past the 2 rows the size line");
     fit_fails(
         &["--holdout", "1.5"],
         &write(d, "ok.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n"),
