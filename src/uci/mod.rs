@@ -2,7 +2,8 @@
 //!
 //! Three threads: a reader that parses input lines into [`Command`]s (and
 //! raises the stop flag itself, so that `stop` reaches a running search at
-//! once), the session loop that owns the game and the options, and, while
+//! once; every `go` gets a flag of its own, so that stopping one search can
+//! never stop the next), the session loop that owns the game and the options, and, while
 //! a `go` runs, a search thread that owns the engine and writes `info` and
 //! `bestmove` lines. The session keeps answering (`isready` gets its
 //! `readyok` during a search); commands that change the engine wait for the
@@ -40,8 +41,9 @@ const SEARCH_STACK_BYTES: usize = 64 << 20;
 
 /// What the reader passes to the session.
 enum Message {
-    /// A parsed command, or why a known command could not be parsed.
-    Command(Result<Command, CommandError>),
+    /// A parsed command, or why a known command could not be parsed, with
+    /// the stop flag of the latest `go` read (for a `go`, its own).
+    Command(Result<Command, CommandError>, Arc<AtomicBool>),
     /// The input ended (or failed).
     EndOfInput,
 }
@@ -55,12 +57,10 @@ where
     W: Write + Send,
 {
     let evaluator = Evaluator::new(&weights).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let stop = Arc::new(AtomicBool::new(false));
     let (sender, receiver) = mpsc::channel();
-    let reader_stop = Arc::clone(&stop);
     // The reader is not joined: on `quit` it may still be blocked reading a
     // terminal, and it ends with the process.
-    thread::Builder::new().name("uci-reader".into()).spawn(move || read_commands(input, &sender, &reader_stop))?;
+    thread::Builder::new().name("uci-reader".into()).spawn(move || read_commands(input, &sender))?;
 
     let output = Mutex::new(output);
     let mut session = Session {
@@ -68,22 +68,18 @@ where
         game: Game::default(),
         engine: Some(Engine::new(evaluator, session::DEFAULT_HASH_MB)),
         output: &output,
-        stop: &stop,
     };
-    thread::scope(|scope| {
-        let served = session.serve(scope, &receiver);
-        // After a write error a search may still run; the scope waits for
-        // it, so it must end. (After a normal return none is running.)
-        stop.store(true, Ordering::SeqCst);
-        served
-    })
+    thread::scope(|scope| session.serve(scope, &receiver))
 }
 
 /// Reads lines until `quit` or the end of input. `stop`, `ponderhit` and
-/// `quit` raise the stop flag here, without waiting for the session; `go`
-/// lowers it before the session sees the command, so that a `stop` right
-/// after a `go` is never lost.
-fn read_commands<R: BufRead>(mut input: R, sender: &Sender<Message>, stop: &AtomicBool) {
+/// `quit` raise the latest `go`'s stop flag here, without waiting for the
+/// session, so that a `stop` right after a `go` is never lost. Each `go`
+/// gets a fresh flag: with one flag for all, `go infinite`, `stop`, `go`
+/// read in a row lowered it again for the second search before the first
+/// had seen it, and the session, stopping the first, stopped the second.
+fn read_commands<R: BufRead>(mut input: R, sender: &Sender<Message>) {
+    let mut stop = Arc::new(AtomicBool::new(false));
     let mut line = String::new();
     loop {
         line.clear();
@@ -97,12 +93,12 @@ fn read_commands<R: BufRead>(mut input: R, sender: &Sender<Message>, stop: &Atom
         let parsed = Command::parse(&line);
         match &parsed {
             Err(CommandError::Empty | CommandError::Unknown(_)) => continue,
-            Ok(Command::Go(_)) => stop.store(false, Ordering::SeqCst),
+            Ok(Command::Go(_)) => stop = Arc::new(AtomicBool::new(false)),
             Ok(Command::Stop | Command::PonderHit | Command::Quit) => stop.store(true, Ordering::SeqCst),
             _ => {}
         }
         let quit = parsed == Ok(Command::Quit);
-        if sender.send(Message::Command(parsed)).is_err() || quit {
+        if sender.send(Message::Command(parsed, Arc::clone(&stop))).is_err() || quit {
             return;
         }
     }
@@ -113,6 +109,8 @@ struct RunningSearch<'scope> {
     handle: ScopedJoinHandle<'scope, (Engine, io::Result<()>)>,
     /// True when the search only ends on `stop`.
     endless: bool,
+    /// Its own stop flag.
+    stop: Arc<AtomicBool>,
 }
 
 struct Session<'a, W: Write + Send> {
@@ -121,7 +119,6 @@ struct Session<'a, W: Write + Send> {
     /// `None` while a search thread has it.
     engine: Option<Engine>,
     output: &'a Mutex<W>,
-    stop: &'a AtomicBool,
 }
 
 impl<'a, W: Write + Send> Session<'a, W> {
@@ -130,15 +127,33 @@ impl<'a, W: Write + Send> Session<'a, W> {
         'a: 'scope,
     {
         let mut running: Option<RunningSearch<'scope>> = None;
+        let served = self.serve_commands(scope, receiver, &mut running);
+        // After a write error a search may still run; the scope waits for
+        // it, so it must end. (After a normal return none is running.)
+        if let Some(search) = &running {
+            search.stop.store(true, Ordering::SeqCst);
+        }
+        served
+    }
+
+    fn serve_commands<'scope>(
+        &mut self,
+        scope: &'scope Scope<'scope, '_>,
+        receiver: &Receiver<Message>,
+        running: &mut Option<RunningSearch<'scope>>,
+    ) -> io::Result<()>
+    where
+        'a: 'scope,
+    {
         loop {
             let message = receiver.recv().unwrap_or(Message::EndOfInput);
-            let command = match message {
+            let (command, stop) = match message {
                 Message::EndOfInput => return self.finish(running.take()),
-                Message::Command(Err(error)) => {
+                Message::Command(Err(error), _) => {
                     self.info_string(&error.to_string())?;
                     continue;
                 }
-                Message::Command(Ok(command)) => command,
+                Message::Command(Ok(command), stop) => (command, stop),
             };
             match command {
                 Command::Uci => {
@@ -184,7 +199,7 @@ impl<'a, W: Write + Send> Session<'a, W> {
                 Command::Go(go) => {
                     self.finish(running.take())?;
                     if self.game.valid {
-                        running = Some(self.start_search(scope, &go)?);
+                        *running = Some(self.start_search(scope, &go, stop)?);
                     } else {
                         // A move for a position the GUI does not have would be wrong; say so.
                         self.info_string("no valid position (the last 'position' command failed): no move")?;
@@ -205,7 +220,7 @@ impl<'a, W: Write + Send> Session<'a, W> {
     fn finish(&mut self, running: Option<RunningSearch<'_>>) -> io::Result<()> {
         let Some(running) = running else { return Ok(()) };
         if running.endless {
-            self.stop.store(true, Ordering::SeqCst);
+            running.stop.store(true, Ordering::SeqCst);
         }
         match running.handle.join() {
             Ok((engine, written)) => {
@@ -231,7 +246,7 @@ impl<'a, W: Write + Send> Session<'a, W> {
         Ok(())
     }
 
-    fn start_search<'scope>(&mut self, scope: &'scope Scope<'scope, '_>, go: &GoParams) -> io::Result<RunningSearch<'scope>>
+    fn start_search<'scope>(&mut self, scope: &'scope Scope<'scope, '_>, go: &GoParams, stop: Arc<AtomicBool>) -> io::Result<RunningSearch<'scope>>
     where
         'a: 'scope,
     {
@@ -242,12 +257,12 @@ impl<'a, W: Write + Send> Session<'a, W> {
         let history = self.game.history.clone();
         let mode = self.options.castling_mode(&root);
         let output = self.output;
-        let stop = self.stop;
+        let flag = Arc::clone(&stop);
         let handle = thread::Builder::new().name("search".into()).stack_size(SEARCH_STACK_BYTES).spawn_scoped(scope, move || {
-            let written = search_and_report(&mut engine, &root, &history, &limits, stop, output, mode);
+            let written = search_and_report(&mut engine, &root, &history, &limits, &flag, output, mode);
             (engine, written)
         })?;
-        Ok(RunningSearch { handle, endless })
+        Ok(RunningSearch { handle, endless, stop })
     }
 
     fn info_string(&self, text: &str) -> io::Result<()> {

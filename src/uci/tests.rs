@@ -240,3 +240,17 @@ fn go_perft_beyond_the_limit_is_refused_and_the_session_goes_on() {
     let totals: Vec<&str> = output.lines().filter(|l| l.starts_with("Nodes searched")).collect();
     assert_eq!(totals, ["Nodes searched: 20"], "{output}");
 }
+
+/// `stop` ends an endless search and only that one: the `go` after it
+/// searches to its own depth. With one stop flag for every search, the
+/// session stopping the first search stopped the second at once (depth 4
+/// in 0 ms), which broke a GUI's analysis after every move.
+#[test]
+fn a_search_after_a_stopped_endless_one_runs_to_its_own_limit() {
+    for _ in 0..5 {
+        let output = session("position startpos\ngo infinite\nstop\nposition startpos moves e2e4\ngo depth 7\n");
+        assert_eq!(output.lines().filter(|l| l.starts_with("bestmove")).count(), 2, "{output}");
+        let second = &output[output.find("bestmove").unwrap()..];
+        assert!(second.lines().any(|l| l.starts_with("info depth 7 ")), "the second search stopped early:\n{second}");
+    }
+}
