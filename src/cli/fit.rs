@@ -67,7 +67,7 @@ pub struct FitArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<usize>(2, 100_000))]
     pub bootstrap: Option<usize>,
 
-    /// Hold out this fraction of games, fit on the rest, and report held-out log-loss and accuracy.
+    /// Hold out this fraction of games: fit on the rest (every value shown and written is that fit) and report log-loss and accuracy on both parts.
     #[arg(long, value_name = "F", allow_negative_numbers = true, value_parser = open_fraction)]
     pub holdout: Option<f64>,
 

@@ -249,6 +249,18 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
     if totals[0] + totals[2] == 0.0 {
         return Err(FitError::NoDecisive);
     }
+    // With --holdout, everything below (the weights, their errors, the
+    // bootstrap) is the fit on the training games, as the option says and
+    // as the whole-evaluation tuner does; the report still describes the
+    // whole input. (The held-out games were once only refitted apart, for
+    // their metrics, while the values shown and written used every row.)
+    let all = rows;
+    let split = match config.holdout {
+        Some((fraction, seed)) => Some(uncertainty::split_holdout(rows, fraction, seed)?),
+        None => None,
+    };
+    let rows = split.as_ref().map_or(rows, |s| &s.train);
+    let fitted_totals = rows.totals();
     let model = Model::new(rows, config);
     let solution = model.solve(model.start(), &config.solve_config())?;
     let mut warnings = Vec::new();
@@ -318,31 +330,28 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
                 .into(),
         );
     }
-    let holdout = match config.holdout {
-        Some((fraction, seed)) => Some(uncertainty::holdout(rows, config, param, fraction, seed)?),
-        None => None,
+    let holdout = match (&split, config.holdout) {
+        (Some(split), Some((fraction, seed))) => Some(uncertainty::holdout_summary(split, config, param, fraction, seed, solution.converged)),
+        _ => None,
     };
     if holdout.as_ref().is_some_and(|h| !h.by_game) {
         warnings.push("the input has no game ids: the holdout split rows, not games, so rows of one game fall on both sides (which flatters the held-out metrics)".into());
     }
-    if holdout.as_ref().is_some_and(|h| !h.converged) {
-        warnings.push("the fit on the training games did not converge: the holdout metrics are of an unfinished fit".into());
-    }
 
     let rows_used = match config.draws {
-        DrawMode::Exclude => totals[0] + totals[2],
-        _ => totals[0] + totals[1] + totals[2],
+        DrawMode::Exclude => fitted_totals[0] + fitted_totals[2],
+        _ => fitted_totals[0] + fitted_totals[1] + fitted_totals[2],
     };
     Ok(FitReport {
-        columns: rows.columns.clone(),
+        columns: all.columns.clone(),
         draws: config.draws,
         loss_kind: config.loss,
         solver: config.solver,
         lambda: config.lambda,
-        games: rows.game_count,
-        rows: rows.total_rows() as u64,
+        games: all.game_count,
+        rows: all.total_rows() as u64,
         rows_used: rows_used as u64,
-        distinct_rows: rows.len(),
+        distinct_rows: all.len(),
         results: totals.map(|t| t as u64),
         theta,
         stderr,

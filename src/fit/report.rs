@@ -149,11 +149,11 @@ impl FitReport {
         }
         if let Some(h) = &self.holdout {
             out.push_str(&format!(
-                "\nholdout: {:.0}% of {units} held out (seed {}): {} / {} {units}\n",
-                h.fraction * 100.0,
-                h.seed,
+                "\nholdout: fitted on {} {units}, {} {units} held out ({:.0}% asked, seed {})\n",
                 h.games.0,
                 h.games.1,
+                h.fraction * 100.0,
+                h.seed,
                 units = if h.by_game { "games" } else { "rows" },
             ));
             out.push_str(&format!("  {:<10} {:>10} {:>10} {:>10}\n", "", "rows", "log-loss", "accuracy"));

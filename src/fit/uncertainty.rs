@@ -264,9 +264,22 @@ fn metrics(rows: &MergedRows, config: &FitConfig, param: &Array1<f64>) -> Metric
     Metrics { rows: n, log_loss: loss / n, accuracy: if decisive > 0.0 { right / decisive } else { 0.0 } }
 }
 
-/// Splits the games (or rows, without game ids) at random, fits on the
-/// training part and evaluates both parts.
-pub(crate) fn holdout(rows: &MergedRows, config: &FitConfig, start: &Array1<f64>, fraction: f64, seed: u64) -> Result<HoldoutSummary, FitError> {
+/// A random split of the games (or rows, without game ids) into a part to
+/// fit and a part held out.
+pub(crate) struct HoldoutSplit {
+    /// The rows of the games to fit.
+    pub train: MergedRows,
+    /// The rows of the games held out.
+    pub test: MergedRows,
+    /// Games (or rows) in each part.
+    pub games: (usize, usize),
+    /// Whether the split was by game.
+    pub by_game: bool,
+}
+
+/// Splits `rows` for `--holdout`: each game (each row, without game ids)
+/// is held out with probability `fraction`, drawn from `seed`.
+pub(crate) fn split_holdout(rows: &MergedRows, fraction: f64, seed: u64) -> Result<HoldoutSplit, FitError> {
     if !(fraction > 0.0 && fraction < 1.0) {
         return Err(FitError::Invalid(format!("--holdout must be a fraction between 0 and 1, not {fraction}")));
     }
@@ -277,21 +290,35 @@ pub(crate) fn holdout(rows: &MergedRows, config: &FitConfig, start: &Array1<f64>
     for g in 0..n_units {
         if rng.random::<f64>() < fraction { test.push(g) } else { train.push(g) }
     }
-    let (train_rows, test_rows) = (units.with_games(&train), units.with_games(&test));
+    let (mut train_rows, test_rows) = (units.with_games(&train), units.with_games(&test));
     let decisive = |r: &MergedRows| r.totals()[0] + r.totals()[2] > 0.0;
     if !decisive(&train_rows) || test_rows.total_rows() == 0.0 {
         return Err(FitError::Invalid("--holdout: the split leaves no decisive training games or no held-out rows; use a different fraction".into()));
     }
-    let refit = refit_config(config);
-    let model = Model::new(&train_rows, &refit);
-    let solution = model.solve(start.clone(), &refit.solve_config())?;
-    Ok(HoldoutSummary {
+    // The training part keeps its games, so that a bootstrap of the fit
+    // resamples whole games as it does on the whole input.
+    if by_game && let Some(games) = &units.games {
+        train_rows.games = Some(train.iter().map(|&g| games[g].clone()).collect());
+    }
+    Ok(HoldoutSplit { train: train_rows, test: test_rows, games: (train.len(), test.len()), by_game })
+}
+
+/// The metrics of the fit `param` (made on `split.train`) on both parts.
+pub(crate) fn holdout_summary(
+    split: &HoldoutSplit,
+    config: &FitConfig,
+    param: &Array1<f64>,
+    fraction: f64,
+    seed: u64,
+    converged: bool,
+) -> HoldoutSummary {
+    HoldoutSummary {
         fraction,
         seed,
-        games: (train.len(), test.len()),
-        by_game,
-        train: metrics(&train_rows, &refit, &solution.param),
-        test: metrics(&test_rows, &refit, &solution.param),
-        converged: solution.converged,
-    })
+        games: split.games,
+        by_game: split.by_game,
+        train: metrics(&split.train, config, param),
+        test: metrics(&split.test, config, param),
+        converged,
+    }
 }

@@ -179,6 +179,25 @@ fn bootstrap_is_deterministic_and_brackets_the_fit() {
     assert!(h.test.log_loss > 0.3 && h.test.log_loss < 0.6 && h.test.accuracy > 0.6, "{h:?}");
 }
 
+/// With --holdout the weights are the fit on the training games only (as
+/// the help says, and as the whole-evaluation tuner does): its loss is the
+/// training part's, its rows are the training rows, and the values move
+/// away from the fit on every row. They were once the fit on every row,
+/// with the held-out games only refitted apart for their metrics.
+#[test]
+fn the_holdout_fit_is_the_fit_on_the_training_games() {
+    let Some(rows) = openrating_rows() else { return };
+    let all = fit(&rows, &FitConfig::default()).unwrap();
+    let held = fit(&rows, &FitConfig { holdout: Some((0.3, 7)), ..FitConfig::default() }).unwrap();
+    let h = held.holdout.clone().unwrap();
+    assert_eq!((held.rows, held.games), (all.rows, all.games), "the report describes the whole input");
+    assert_eq!(held.rows_used as f64, h.train.rows, "fitted on the training rows only");
+    assert_eq!(h.train.rows + h.test.rows, all.rows as f64);
+    // The minimum of the (barely penalised) training loss is the fit's.
+    assert!((held.loss - h.train.log_loss).abs() < 1e-4, "{} against {}", held.loss, h.train.log_loss);
+    assert!(held.theta.iter().zip(&all.theta).any(|(a, b)| (a - b).abs() > 1e-3), "{:?} {:?}", held.theta, all.theta);
+}
+
 #[test]
 fn json_weights_and_trace_outputs() {
     let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
