@@ -249,8 +249,14 @@ pub fn play_match(
     if state.stopped.is_some() {
         return Ok((state, timing));
     }
-    // Games left: everything from the frontier on that has not finished.
-    let pending: Vec<u64> = (state.committed..state.cutoff).filter(|g| !state.finished.contains_key(g)).collect();
+    // Games left: everything from the frontier on that has not finished,
+    // claimed one at a time from a counter. (A list of them, made up front,
+    // took 8 bytes a game: `--games 100000000000` filled the memory before
+    // the first move.) Games finished beyond the frontier are few (fewer
+    // than the threads) and are skipped.
+    let first = state.committed;
+    let done_beyond: std::collections::BTreeSet<u64> = state.finished.keys().copied().filter(|&g| g >= first).collect();
+    let pending_count = state.cutoff.saturating_sub(first).saturating_sub(done_beyond.len() as u64);
     let adjourned = std::mem::take(&mut state.in_progress);
     let next = AtomicU64::new(0);
     let cutoff = AtomicU64::new(state.cutoff);
@@ -262,18 +268,20 @@ pub fn play_match(
     let (tx, rx) = crossbeam_channel::unbounded::<Report>();
 
     let outcome = std::thread::scope(|scope| -> Result<(), MatchError> {
-        for _ in 0..threads.max(1).min(pending.len().max(1)) {
+        for _ in 0..(threads.max(1) as u64).min(pending_count.max(1)) {
             let tx = tx.clone();
-            let (config, pending, adjourned, next, cutoff, sealed, failed, warn) =
-                (&config, &pending, &adjourned, &next, &cutoff, &sealed, &failed, &warn);
+            let (config, done_beyond, adjourned, next, cutoff, sealed, failed, warn) =
+                (&config, &done_beyond, &adjourned, &next, &cutoff, &sealed, &failed, &warn);
             scope.spawn(move || {
                 let mut seats = Seats { players: (0..config.engines.len()).map(|_| None).collect(), warn };
                 let mut check = None;
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    let Some(&g) = pending.get(i) else { break };
+                    let g = first + next.fetch_add(1, Ordering::Relaxed);
                     if g >= cutoff.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) {
                         break;
+                    }
+                    if done_beyond.contains(&g) {
+                        continue;
                     }
                     // `g` counts this run's games; `game` is its number in the whole match.
                     let game = config.game_at(g);

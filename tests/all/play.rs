@@ -216,6 +216,39 @@ fn a_match_killed_at_any_moment_resumes_to_the_same_games() {
     assert_eq!(std::fs::read_to_string(&full).unwrap().matches("[Event ").count(), 16);
 }
 
+/// A match of a hundred billion games starts playing at once in little
+/// memory, and an interrupt saves its state: the games left are claimed
+/// from a counter, not listed up front (a list took 8 bytes a game and
+/// ran out of memory before the first move).
+#[test]
+fn an_absurdly_long_match_plays_at_once_in_little_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("long.pgn");
+    let state = format!("{}.state.json", out.display());
+    let bin = assert_cmd::cargo::cargo_bin("pgntune");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v 3000000; exec '{}' selfplay -q --games 100000000000 --nodes 300 -j 1 --out '{}'", bin.display(), out.display()))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let saved = || std::fs::read_to_string(&state).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    while saved().and_then(|v| v["committed"].as_u64()).unwrap_or(0) < 2 && started.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SIGINT, as Ctrl-C: the run saves its state and stops.
+    let _ = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked") && !stderr.contains("memory allocation"), "{stderr}");
+    let committed = saved().and_then(|v| v["committed"].as_u64()).unwrap_or(0);
+    assert!(committed >= 2, "no games saved within a minute: {stderr}");
+}
+
 #[test]
 fn match_results_do_not_depend_on_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
