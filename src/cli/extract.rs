@@ -215,6 +215,13 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
         if !config.tags.is_empty() && !format.keeps_tags() {
             bail!("{}: --tags: {} holds no tags; write .csv, .tsv or .parquet", path.display(), OutputKind::Dataset(format).describe());
         }
+        if config.labels && !format.keeps_evals() {
+            bail!(
+                "{}: --eval-labels: {} holds no evaluation labels; write .csv, .tsv, .parquet, .ijv, .svm or .epd",
+                path.display(),
+                OutputKind::Dataset(format).describe()
+            );
+        }
         if args.fen && !format.keeps_fens() {
             bail!("{}: --fen: {} holds no FENs; write .csv, .tsv, .parquet or .epd", path.display(), OutputKind::Dataset(format).describe());
         }

@@ -172,6 +172,13 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
         bail!("-o -: label writes a file (its format from the extension), not standard output");
     }
     let format = Format::resolve(&args.output, None)?;
+    if !format.keeps_evals() {
+        bail!(
+            "{}: {} holds no evaluation labels, which label writes; write .csv, .tsv, .parquet, .ijv, .svm or .epd",
+            args.output.display(),
+            OutputKind::Dataset(format).describe()
+        );
+    }
     let mut plan = OutputPlan::new(args.force);
     plan.input(&args.dataset);
     plan.output(&args.output, OutputKind::Dataset(format))?;

@@ -51,6 +51,13 @@ impl Format {
         matches!(self, Format::Csv | Format::Tsv | Format::Parquet)
     }
 
+    /// True when the format keeps each row's evaluation label
+    /// (`extract --eval-labels`, `label`): all but pgnlearn's `.mat`
+    /// numbers and Octave's `X`/`y` text.
+    pub fn keeps_evals(self) -> bool {
+        !matches!(self, Format::Mat | Format::Octave)
+    }
+
     /// True when the format keeps each row's FEN (`extract --fen`).
     pub fn keeps_fens(self) -> bool {
         self.keeps_tags() || self == Format::Epd

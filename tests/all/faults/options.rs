@@ -118,7 +118,7 @@ fn fault_20_messages_say_what_is_wrong_once() {
     );
     let report = stdout_of(pgntune_in(d).args(["fit", "or.mat", "--holdout", "0.2"]));
     let holdout = report.lines().find(|l| l.starts_with("holdout:")).unwrap();
-    assert!(holdout.contains("of rows held out") && holdout.ends_with(" rows") && !holdout.contains("games"), "{holdout}");
+    assert!(holdout.contains("fitted on ") && holdout.contains(" rows held out") && !holdout.contains("games"), "{holdout}");
     assert!(report.contains("warning: the input has no game ids: the holdout split rows"), "{report}");
 }
 
@@ -270,6 +270,22 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
     // Columns a format cannot hold were dropped without a word.
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.mat", "--tags", "White"]), "x.mat: --tags: a .mat dataset holds no tags");
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.svm", "--fen"]), "x.svm: --fen: a LIBSVM dataset holds no FENs");
+    fails_untouched(
+        d,
+        pgntune_in(d).args(["extract", "t.pgn", "-o", "x.mat", "--eval-labels"]),
+        "x.mat: --eval-labels: a .mat dataset holds no evaluation labels",
+    );
+    fails_untouched(
+        d,
+        pgntune_in(d).args(["extract", "t.pgn", "-o", "x.oct", "--eval-labels"]),
+        "x.oct: --eval-labels: an Octave dataset holds no evaluation",
+    );
+    pgntune_in(d).args(["extract", "-q", "t.pgn", "--fen", "-o", "t.epd"]).assert().success();
+    fails_untouched(
+        d,
+        pgntune_in(d).args(["label", "t.epd", "-o", "l.mat", "--depth", "1"]),
+        "l.mat: a .mat dataset holds no evaluation labels, which label writes",
+    );
     // A tag no game has grouped everything as '?'; a bad --columns printed
     // the whole table before its error.
     fails_untouched(d, pgntune_in(d).args(["analyze", "t.pgn", "--group-by", "NoSuchTag"]), "--group-by NoSuchTag: no game has the tag NoSuchTag");
