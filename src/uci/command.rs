@@ -75,6 +75,10 @@ pub struct GoParams {
     pub ponder: bool,
     /// `go perft N`: count the move tree to depth N instead of searching.
     pub perft: Option<u32>,
+    /// Limits whose value could not be read (`depth -1`, `nodes x`), as
+    /// `name 'value'`: the search goes on without them, and the session
+    /// says so, so that a search that became endless is not a mystery.
+    pub unreadable: Vec<String>,
 }
 
 /// Why a line is not a command the session acts on.
@@ -148,24 +152,48 @@ fn parse_position(tokens: &[&str]) -> Result<Command, CommandError> {
     Ok(Command::Position { start, moves })
 }
 
-/// Reads `go` parameters; unknown words and unreadable numbers are skipped.
+/// Reads `go` parameters; unknown words are skipped, and limits whose
+/// numbers cannot be read are listed in [`GoParams::unreadable`].
 fn parse_go(tokens: &[&str]) -> GoParams {
     let mut go = GoParams::default();
     let mut i = 0;
     while i < tokens.len() {
+        let name = tokens[i];
         let value = tokens.get(i + 1).copied();
-        let millis = || value.and_then(|v| v.parse::<i64>().ok()).map(|ms| Duration::from_millis(ms.max(0) as u64));
+        let unreadable = || go_unreadable(name, value);
         let mut takes_value = true;
-        match tokens[i] {
-            "wtime" => go.wtime = millis(),
-            "btime" => go.btime = millis(),
-            "winc" => go.winc = millis(),
-            "binc" => go.binc = millis(),
-            "movetime" => go.movetime = millis(),
-            "movestogo" => go.movestogo = value.and_then(|v| v.parse().ok()),
-            "depth" => go.depth = value.and_then(|v| v.parse().ok()),
-            "nodes" => go.nodes = value.and_then(|v| v.parse().ok()),
-            "perft" => go.perft = value.and_then(|v| v.parse().ok()),
+        match name {
+            "wtime" | "btime" | "winc" | "binc" | "movetime" => {
+                // A clock below zero (a GUI's flag fall) reads as no time left.
+                let millis = value.and_then(|v| v.parse::<i64>().ok()).map(|ms| Duration::from_millis(ms.max(0) as u64));
+                if millis.is_none() {
+                    go.unreadable.push(unreadable());
+                }
+                match name {
+                    "wtime" => go.wtime = millis,
+                    "btime" => go.btime = millis,
+                    "winc" => go.winc = millis,
+                    "binc" => go.binc = millis,
+                    _ => go.movetime = millis,
+                }
+            }
+            "movestogo" | "depth" | "perft" => {
+                let number = value.and_then(|v| v.parse::<u32>().ok());
+                if number.is_none() {
+                    go.unreadable.push(unreadable());
+                }
+                match name {
+                    "movestogo" => go.movestogo = number,
+                    "depth" => go.depth = number,
+                    _ => go.perft = number,
+                }
+            }
+            "nodes" => {
+                go.nodes = value.and_then(|v| v.parse().ok());
+                if go.nodes.is_none() {
+                    go.unreadable.push(unreadable());
+                }
+            }
             "infinite" => {
                 go.infinite = true;
                 takes_value = false;
@@ -179,6 +207,15 @@ fn parse_go(tokens: &[&str]) -> GoParams {
         i += if takes_value { 2 } else { 1 };
     }
     go
+}
+
+/// How an unreadable `go` limit is named back: `depth '-1'`, or `depth`
+/// with no value.
+fn go_unreadable(name: &str, value: Option<&str>) -> String {
+    match value {
+        Some(v) => format!("{name} '{v}'"),
+        None => format!("{name} (no value)"),
+    }
 }
 
 #[cfg(test)]
@@ -237,6 +274,10 @@ mod tests {
         let Ok(Command::Go(go)) = Command::parse("go infinite depth x nodes 5000") else { panic!("not a go") };
         assert!(go.infinite);
         assert_eq!((go.depth, go.nodes), (None, Some(5000)));
+        assert_eq!(go.unreadable, ["depth 'x'"]);
+        let Ok(Command::Go(go)) = Command::parse("go wtime -50 btime 1000 depth -1 nodes lots movetime") else { panic!("not a go") };
+        assert_eq!((go.wtime, go.btime), (Some(Duration::ZERO), Some(Duration::from_millis(1000))));
+        assert_eq!(go.unreadable, ["depth '-1'", "nodes 'lots'", "movetime (no value)"]);
         assert_eq!(Command::parse("go"), Ok(Command::Go(GoParams::default())));
         let Ok(Command::Go(go)) = Command::parse("go perft 3") else { panic!("not a go") };
         assert_eq!(go.perft, Some(3));

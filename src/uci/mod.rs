@@ -198,6 +198,11 @@ impl<'a, W: Write + Send> Session<'a, W> {
                 }
                 Command::Go(go) => {
                     self.finish(running.take())?;
+                    if !go.unreadable.is_empty() {
+                        let endless = self.game.limits(&go, self.options.move_overhead).infinite;
+                        let until = if endless { "; with no other limit, the search runs until 'stop'" } else { "" };
+                        self.info_string(&format!("go: ignored {} (not a number this engine reads){until}", go.unreadable.join(", ")))?;
+                    }
                     if self.game.valid {
                         *running = Some(self.start_search(scope, &go, stop)?);
                     } else {

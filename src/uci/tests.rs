@@ -254,3 +254,16 @@ fn a_search_after_a_stopped_endless_one_runs_to_its_own_limit() {
         assert!(second.lines().any(|l| l.starts_with("info depth 7 ")), "the second search stopped early:\n{second}");
     }
 }
+
+/// A `go` limit the engine cannot read is named back in an `info string`
+/// before the search, which then runs without it (here: until `stop`).
+#[test]
+fn an_unreadable_go_limit_is_named_back() {
+    let output = session("position startpos\ngo depth -1\nstop\n");
+    let note = output.lines().find(|l| l.starts_with("info string")).unwrap_or_else(|| panic!("no info string:\n{output}"));
+    assert_eq!(note, "info string go: ignored depth '-1' (not a number this engine reads); with no other limit, the search runs until 'stop'");
+    assert_eq!(output.lines().filter(|l| l.starts_with("bestmove")).count(), 1, "{output}");
+    let output = session("position startpos\ngo depth 3 nodes x\n");
+    assert!(output.contains("info string go: ignored nodes 'x' (not a number this engine reads)\n"), "{output}");
+    assert!(output.lines().any(|l| l.starts_with("info depth 3 ")), "{output}");
+}
