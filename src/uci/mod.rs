@@ -150,6 +150,12 @@ impl<'a, W: Write + Send> Session<'a, W> {
             let (command, stop) = match message {
                 Message::EndOfInput => return self.finish(running.take()),
                 Message::Command(Err(error), _) => {
+                    // A `position` that cannot be read fails like one that
+                    // names an illegal move: the GUI's position is not ours.
+                    if matches!(error, CommandError::Malformed { command: "position", .. }) {
+                        self.finish(running.take())?;
+                        self.game.valid = false;
+                    }
                     self.info_string(&error.to_string())?;
                     continue;
                 }

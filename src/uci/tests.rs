@@ -115,6 +115,9 @@ fn malformed_input_is_reported_not_fatal() {
     let answers: Vec<&str> = output.lines().filter(|l| l.starts_with("bestmove")).collect();
     assert_eq!(answers[0], "bestmove 0000", "{output}");
     assert_ne!(answers[1], "bestmove 0000", "a valid position command restores the game: {output}");
+    // So does one that cannot even be read: the previous position is not the GUI's.
+    let output = session("position startpos moves e2e4\nposition\ngo depth 2\n");
+    assert_eq!(bestmove(&output), "0000", "{output}");
 }
 
 #[test]
