@@ -50,6 +50,10 @@ pub const FORMAT: u32 = 2;
 /// mistyped files (`P = 1e300`).
 pub const MAX_CENTIPAWNS: f64 = 10_000.0;
 
+/// The value of the `written_by` key that opens a JSON weights file
+/// pgntune wrote (readers ignore the key).
+pub const JSON_MARK: &str = "pgntune weights: centipawns = scale * sum(weight * feature)";
+
 /// Feature weights with their scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Weights {
@@ -361,7 +365,12 @@ impl Weights {
     /// The file's text: TOML, or JSON when `json` is set.
     pub fn to_text(&self, json: bool) -> String {
         if json {
-            serde_json::to_string_pretty(self).expect("weights serialise") + "\n"
+            // JSON has no comments: the first key says what TOML's first
+            // line says, so that pgntune knows its own file (and replaces
+            // it) from a user's hand-written one (which it leaves alone).
+            let body = serde_json::to_string_pretty(self).expect("weights serialise");
+            let rest = body.strip_prefix("{\n").expect("an object, pretty-printed");
+            format!("{{\n  \"written_by\": \"{JSON_MARK}\",\n{rest}\n")
         } else {
             format!("# pgntune weights: centipawns = scale * sum(weight * feature)\n{}", toml::to_string(self).expect("weights serialise"))
         }

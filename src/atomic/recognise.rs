@@ -93,7 +93,7 @@ impl OutputKind {
             OutputKind::Dataset(Format::Tsv) => header_has_metadata(&head, b'\t'),
             OutputKind::Dataset(Format::Octave) => head.starts_with(b"# Created by pgntune"),
             OutputKind::Dataset(Format::Parquet) => is_pgntune_parquet(path),
-            OutputKind::Dataset(Format::Epd) => is_epd(&head, EPD_DATASET_OPCODES, Some("c9")),
+            OutputKind::Dataset(Format::Epd) => is_epd(&head, EPD_DATASET_OPCODES, &["hmvc", "fmvn", "c9"]),
             OutputKind::Dataset(Format::Ijv) => head.starts_with(b"% pgntune sparse rows"),
             OutputKind::Dataset(Format::Svm) => head.starts_with(crate::dataset::svm::HEADER.as_bytes()),
             OutputKind::Source => contains(&head[..head.len().min(200)], b"written by pgntune"),
@@ -168,7 +168,9 @@ fn is_pgntune_parquet(path: &Path) -> bool {
 fn is_json_weights(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else { return false };
     let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
-    ["format", "features", "scale", "weights"].iter().all(|k| map.contains_key(*k))
+    // The mark pgntune writes, not just the keys: a user's hand-written
+    // weights in pgntune's format are the user's.
+    map.get("written_by").and_then(|v| v.as_str()) == Some(crate::weights::JSON_MARK)
 }
 
 /// The operations `extract` writes on an EPD line (move counters, result,
@@ -176,10 +178,11 @@ fn is_json_weights(path: &Path) -> bool {
 const EPD_DATASET_OPCODES: &[&str] = &["hmvc", "fmvn", "c9", "ce"];
 
 /// Lines of EPD (or comments) as pgntune writes them: operations only from
-/// `opcodes`, and `required` on every line. A test suite's `bm` or `id`
-/// lines, or an opening book without operations, are the user's files,
-/// not earlier outputs.
-fn is_epd(head: &[u8], opcodes: &[&str], required: Option<&str>) -> bool {
+/// `opcodes`, and every one of `required` on every line. A test suite's
+/// `bm` or `id` lines, an opening book without operations, or another
+/// tuner's training set (`c9` alone, as in Zurichess' quiet-labeled.epd)
+/// are the user's files, not earlier outputs.
+fn is_epd(head: &[u8], opcodes: &[&str], required: &[&str]) -> bool {
     let mut positions = 0;
     for line in complete_lines(head) {
         let Ok(text) = std::str::from_utf8(line) else { return false };
@@ -195,7 +198,7 @@ fn is_epd(head: &[u8], opcodes: &[&str], required: Option<&str>) -> bool {
         let operations: Vec<&str> = fields.next().unwrap_or("").split(';').map(str::trim).filter(|op| !op.is_empty()).collect();
         let opcode = |op: &&str| op.split_whitespace().next().unwrap_or("").to_string();
         if !operations.iter().all(|op| opcodes.contains(&opcode(op).as_str()))
-            || required.is_some_and(|r| !operations.iter().any(|op| opcode(op) == r))
+            || !required.iter().all(|r| operations.iter().any(|op| opcode(op) == *r))
         {
             return false;
         }
@@ -271,5 +274,16 @@ mod tests {
         assert!(OutputKind::Dataset(Format::Epd).recognises(&rows));
         assert!(!OutputKind::Dataset(Format::Epd).recognises(&epd), "a line without a result is no extract row");
         assert!(!OutputKind::Dataset(Format::Epd).recognises(&suite));
+        // Another tuner's training set (Zurichess' quiet-labeled.epd) has
+        // results but not pgntune's move counters on every line.
+        let theirs = file(d, "quiet-labeled.epd", b"rnb1kbnr/pp1pppp1/7p/2q5/5P2/N1P1P3/P2P2PP/R1BQKBNR w KQkq - c9 \"1/2-1/2\";\n");
+        assert!(!OutputKind::Dataset(Format::Epd).recognises(&theirs));
+        // JSON weights: pgntune's own carry its mark; hand-written ones in
+        // the same format are the user's.
+        let written = file(d, "w.json", crate::weights::Weights::preset("classical").unwrap().to_text(true).as_bytes());
+        let by_hand = file(d, "mine.json", b"{\"format\": 2, \"features\": [\"material\"], \"scale\": 1.0, \"weights\": {\"P\": 100}}\n");
+        assert!(OutputKind::Weights.recognises(&written));
+        assert!(!OutputKind::Weights.recognises(&by_hand));
+        assert!(crate::weights::Weights::load(&written).is_ok(), "the mark does not stop the file from loading");
     }
 }
