@@ -291,11 +291,15 @@ pub(super) fn run_weights(args: WeightsCommand) -> Result<()> {
             }
             let mut plan = OutputPlan::new(force);
             plan.folder(&dir)?;
-            for name in ["pst_mg", "pst_eg"] {
-                for ext in ["png", "svg"] {
-                    plan.output(&dir.join(format!("{name}.{ext}")), OutputKind::Figure)?;
+            // A folder still to be made holds nothing to replace.
+            if dir.is_dir() {
+                for name in ["pst_mg", "pst_eg"] {
+                    for ext in ["png", "svg"] {
+                        plan.output(&dir.join(format!("{name}.{ext}")), OutputKind::Figure)?;
+                    }
                 }
             }
+            std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
             for file in crate::analysis::plots::pst_heatmaps(&w, &dir)? {
                 outln!("{}", file.display())?;
             }

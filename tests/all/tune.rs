@@ -75,6 +75,20 @@ fn tuning_the_whole_evaluation_is_deterministic() {
     assert!(trace.lines().nth(5).unwrap().split(',').nth(2).unwrap().parse::<f64>().is_ok(), "{trace}");
     let shown = stdout_of(pgntune_in(d).args(["weights", "show", "1/tuned.toml"]));
     assert!(shown.contains("N middlegame") && shown.contains("passed_r6"), "{shown}");
+    // A --plot folder that does not exist yet is made (its parent must exist).
+    pgntune_in(d).args(["weights", "plot", "1/tuned.toml", "1/figures"]).assert().success();
+    pgntune_in(d)
+        .arg("tune")
+        .arg(bundled_sample())
+        .args(["-q", "--features", "full", "--quiet", "plies", "--sample", "5", "--iters", "2", "--plot", "2/figures"])
+        .assert()
+        .success();
+    for folder in ["1/figures", "2/figures"] {
+        for figure in ["pst_mg.png", "pst_mg.svg", "pst_eg.png", "pst_eg.svg"] {
+            assert!(d.join(folder).join(figure).is_file(), "{folder}/{figure}");
+        }
+    }
+    pgntune_in(d).args(["weights", "plot", "1/tuned.toml", "no/such/figures"]).assert().code(2);
 }
 
 /// EPD from pgntune, and EPD in the styles other tuners write, are read as
