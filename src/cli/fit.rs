@@ -308,7 +308,21 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     }
     let features = args.fit.feature_sets(&rows.columns)?;
     let report = fit(&rows, &config)?;
-    args.fit.finish(&report, &features, &name)
+    args.fit.finish(&report, &features, &name)?;
+    emit_fitted(&report, &features, &name, &args.tuner)
+}
+
+/// `--emit-code` after a fit of the classic tuner: the weights
+/// `--weights-out` writes, as source code. (It once switched the run to
+/// the whole-evaluation tuner, which fits another model on another scale.)
+fn emit_fitted(report: &FitReport, features: &[String], name: &str, tuner: &TunerArgs) -> Result<()> {
+    let (Some(language), Some(path)) = (tuner.emit_code, &tuner.emit_out) else { return Ok(()) };
+    let weights = report.weights(features, name);
+    if let Err(e) = weights.validate() {
+        bail!("--emit-out: the fitted weights cannot be played, so nothing was written: {e}");
+    }
+    AtomicFile::write_all(path, crate::tables::emit(&weights, language)?.as_bytes())?;
+    Ok(())
 }
 
 /// Arguments of `pgntune tune`.
@@ -404,5 +418,6 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     rows.game_count = Some(stats.games_used);
     let report = fit(&rows, &fit_config).context("fitting the extracted rows")?;
     let features: Vec<String> = extract_config.layout.sets().map(|s| s.name().to_string()).collect();
-    args.fit.finish(&report, &features, &name)
+    args.fit.finish(&report, &features, &name)?;
+    emit_fitted(&report, &features, &name, &args.tuner)
 }

@@ -136,12 +136,7 @@ impl TunerArgs {
 
     /// True when an option only the whole-evaluation tuner has was given.
     pub fn asks_for_tuner(&self) -> bool {
-        self.prior.is_some()
-            || !self.freeze.is_empty()
-            || self.eval_weight != 0.0
-            || self.k != "auto"
-            || self.emit_code.is_some()
-            || self.plot.is_some()
+        self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.plot.is_some()
     }
 
     /// The tuner's configuration for `layout`.

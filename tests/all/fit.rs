@@ -337,3 +337,33 @@ fn intercept_and_mse_options() {
     assert!(values[1] > 250.0 && values[1] < 330.0 && values[4] > 900.0, "{values:?}");
     assert!(mse.stderr.iter().all(|s| s.is_some_and(|s| s > 0.0)));
 }
+
+/// `--emit-code` only adds a file: the classic fit runs as without it, and
+/// the code holds the values `--weights-out` writes (pawn = 100). It once
+/// switched the run to the whole-evaluation tuner, another model on
+/// another scale.
+#[test]
+fn emitting_code_does_not_change_the_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pgntune_in = |d: &std::path::Path| {
+        let mut cmd = pgntune();
+        cmd.current_dir(d);
+        cmd
+    };
+    let plain = stdout_of(pgntune_in(d).arg("tune").arg(bundled_sample()).args(["-q", "--weights-out", "a.toml"]));
+    let emitting = stdout_of(pgntune_in(d).arg("tune").arg(bundled_sample()).args([
+        "-q",
+        "--weights-out",
+        "b.toml",
+        "--emit-code",
+        "rust",
+        "--emit-out",
+        "b.rs",
+    ]));
+    let without_timing = |t: &str| t.lines().filter(|l| !l.starts_with("solver:")).collect::<Vec<_>>().join("\n");
+    assert_eq!(without_timing(&plain), without_timing(&emitting));
+    let read = |n: &str| std::fs::read_to_string(d.join(n)).unwrap();
+    assert_eq!(read("a.toml").replace("name = \"a\"", "name = \"b\""), read("b.toml"));
+    assert!(read("b.rs").contains("(100, 100), // P"), "{}", read("b.rs"));
+}
