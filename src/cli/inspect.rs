@@ -184,7 +184,8 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     plan.output(&args.output, OutputKind::Dataset(format))?;
     let layout = FeatureLayout::parse(&args.features)?;
     let evaluator = Evaluator::new(&Weights::resolve(&args.weights).context("--weights")?)?;
-    let rows = read_positions(&args.dataset)?;
+    let dataset = read_positions(&args.dataset)?;
+    let rows = &dataset.rows;
     if rows.is_empty() {
         bail!("{}: no positions to label", args.dataset.display());
     }
@@ -193,7 +194,19 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let positions: Vec<_> = rows.iter().map(|r| r.position.clone()).collect();
     let labels = crate::engine::label::label_positions(&positions, &evaluator, args.depth as u32, args.hash as usize, &pool);
-    let schema = Schema { eval: true, fen: true, ..Schema::new(layout.clone()) };
+    // The tags the dataset kept go on, so that a labelled set can still be
+    // grouped or split by player, event or date.
+    let tags = if format.keeps_tags() { dataset.tags.clone() } else { Vec::new() };
+    if tags.len() < dataset.tags.len() {
+        eprintln!(
+            "pgntune: warning: {}: {} holds no tags: the tags of {} ({}) are not written",
+            args.output.display(),
+            OutputKind::Dataset(format).describe(),
+            args.dataset.display(),
+            dataset.tags.join(", ")
+        );
+    }
+    let schema = Schema { eval: true, fen: true, tags, ..Schema::new(layout.clone()) };
     let mut writer = create_writer(&args.output, format, &schema, threads)?;
     let mut batch = RowBatch::new(&schema);
     let (mut scratch, mut terms) = (TermScratch::default(), Vec::new());
@@ -205,6 +218,9 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
         batch.plies.push(row.ply);
         batch.evals.push(label);
         batch.fens.push(shakmaty::fen::Fen::from_position(&row.position, shakmaty::EnPassantMode::Legal).to_string());
+        for (column, value) in batch.tags.iter_mut().zip(&row.tags) {
+            column.push(value.clone());
+        }
     }
     writer.write(&batch)?;
     writer.finish()?;

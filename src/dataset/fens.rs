@@ -25,6 +25,25 @@ pub struct PositionRow {
     pub game: u64,
     /// Its ply (0 when unknown).
     pub ply: u32,
+    /// Its kept tags, in the order of [`Positions::tags`].
+    pub tags: Vec<String>,
+}
+
+/// The positions of a dataset, with the names of the tag columns it kept
+/// (`extract --tags`), which `label` carries over to what it writes.
+#[derive(Clone, Debug, Default)]
+pub struct Positions {
+    /// The tag columns.
+    pub tags: Vec<String>,
+    /// The positions.
+    pub rows: Vec<PositionRow>,
+}
+
+/// The columns of an `extract` dataset that are kept tags: those after
+/// `ply`, but for the label and the FEN (see [`super::delimited`]).
+fn tag_columns(header: &[String]) -> Vec<usize> {
+    let Some(ply) = header.iter().position(|h| h == "ply") else { return Vec::new() };
+    (ply + 1..header.len()).filter(|&i| !matches!(header[i].as_str(), "eval" | "fen")).collect()
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> DatasetError {
@@ -38,7 +57,7 @@ fn position(path: &Path, at: &str, fen: &str) -> Result<Chess, DatasetError> {
 
 /// Reads the positions of `path`: EPD (by extension), or CSV/TSV/Parquet
 /// with a `fen` column. Any bad row is an error with its line or row.
-pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
+pub fn read_positions(path: &Path) -> Result<Positions, DatasetError> {
     let format = super::Format::from_path(path);
     let io = |source| DatasetError::Io { path: path.display().to_string(), source };
     // A missing file or a folder is that, whatever its name says it holds.
@@ -56,9 +75,9 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
                     continue;
                 }
                 let p = parse_line(line).map_err(|m| invalid(path, format!("line {}: {m}", n + 1)))?;
-                rows.push(PositionRow { position: p.position, result: p.result, game: n as u64, ply: 0 });
+                rows.push(PositionRow { position: p.position, result: p.result, game: n as u64, ply: 0, tags: Vec::new() });
             }
-            Ok(rows)
+            Ok(Positions { tags: Vec::new(), rows })
         }
         Some(super::Format::Csv | super::Format::Tsv) => {
             let sep = if format == Some(super::Format::Csv) { b',' } else { b'\t' };
@@ -74,6 +93,7 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
             let fen_col = col("fen").ok_or_else(|| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?;
             let result_col = col("result").ok_or_else(|| invalid(path, "no 'result' column"))?;
             let (game_col, ply_col) = (col("game"), col("ply"));
+            let tag_cols = tag_columns(&header);
             let mut rows = Vec::new();
             for (n, record) in reader.records().enumerate() {
                 let record = record.map_err(csv_err)?;
@@ -91,9 +111,10 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
                     result,
                     game: number(game_col),
                     ply: number(ply_col) as u32,
+                    tags: tag_cols.iter().map(|&c| field(c).to_string()).collect(),
                 });
             }
-            Ok(rows)
+            Ok(Positions { tags: tag_cols.iter().map(|&c| header[c].clone()).collect(), rows })
         }
         Some(super::Format::Parquet) => {
             let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
@@ -111,6 +132,14 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
                 }
             };
             let (results, games, plies) = (numbers("result")?, numbers("game")?, numbers("ply")?);
+            let names: Vec<String> = frame.get_column_names().iter().map(|n| n.to_string()).collect();
+            let tag_names: Vec<String> = tag_columns(&names).into_iter().map(|c| names[c].clone()).collect();
+            let mut tag_values = Vec::with_capacity(tag_names.len());
+            for name in &tag_names {
+                let column = frame.column(name).map_err(polars_err)?.cast(&DataType::String).map_err(polars_err)?;
+                let values: Vec<String> = column.str().map_err(polars_err)?.iter().map(|v| v.unwrap_or("").to_string()).collect();
+                tag_values.push(values);
+            }
             let mut rows = Vec::new();
             for (i, fen) in fens.iter().enumerate() {
                 let at = format!("row {}", i + 1);
@@ -121,9 +150,10 @@ pub fn read_positions(path: &Path) -> Result<Vec<PositionRow>, DatasetError> {
                     result,
                     game: games[i].unwrap_or(0.0) as u64,
                     ply: plies[i].unwrap_or(0.0) as u32,
+                    tags: tag_values.iter().map(|v| v[i].clone()).collect(),
                 });
             }
-            Ok(rows)
+            Ok(Positions { tags: tag_names, rows })
         }
         _ => Err(invalid(path, "label reads EPD files, or CSV, TSV or Parquet datasets with a 'fen' column")),
     }
@@ -134,6 +164,10 @@ mod tests {
     use super::*;
 
     fn read_csv(text: &str) -> Result<Vec<PositionRow>, DatasetError> {
+        read_csv_with_tags(text).map(|p| p.rows)
+    }
+
+    fn read_csv_with_tags(text: &str) -> Result<Positions, DatasetError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d.csv");
         std::fs::write(&path, text).unwrap();
@@ -145,6 +179,10 @@ mod tests {
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let rows = read_csv(&format!("result,game,ply,fen\n1,7,3,{start}\n")).unwrap();
         assert_eq!((rows.len(), rows[0].game, rows[0].ply, rows[0].result), (1, 7, 3, GameResult::WhiteWins));
+        // Kept tags are the columns after `ply`, but for the label and the FEN.
+        let kept = read_csv_with_tags(&format!("P,result,game,ply,White,Date,eval,fen\n1,1,7,3,Kasparov,1985.??.??,35,{start}\n")).unwrap();
+        assert_eq!(kept.tags, ["White", "Date"]);
+        assert_eq!(kept.rows[0].tags, ["Kasparov", "1985.??.??"]);
         // A field too many would shift every column after it; one too few
         // would read as a missing FEN.
         for (line, fields) in [(format!("1,7,3,{start},x"), 5), ("1,7,3".to_string(), 3)] {

@@ -166,3 +166,32 @@ fn the_feature_sets_are_listed() {
     let columns: usize = full.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(columns >= 400, "{full}");
 }
+
+/// `label` searches every position of a dataset and writes it back with
+/// its score, keeping the dataset's other columns, its kept tags included
+/// (they were dropped); a format without room for tags says so.
+#[test]
+fn label_scores_positions_and_keeps_their_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pgntune_in(d)
+        .arg("extract")
+        .arg(bundled_sample())
+        .args(["-q", "--fen", "--tags", "White,Round", "--sample", "3", "-o", "rows.csv"])
+        .assert()
+        .success();
+    pgntune_in(d).args(["label", "rows.csv", "-o", "labelled.csv", "--depth", "2", "--features", "material", "-q"]).assert().success();
+    let read = |n: &str| std::fs::read_to_string(d.join(n)).unwrap();
+    let (rows, labelled) = (read("rows.csv"), read("labelled.csv"));
+    assert_eq!(labelled.lines().next().unwrap(), "P,N,B,R,Q,result,game,ply,White,Round,eval,fen");
+    assert_eq!(rows.lines().count(), labelled.lines().count());
+    for (row, out) in rows.lines().zip(labelled.lines()).skip(1) {
+        let (row, out): (Vec<&str>, Vec<&str>) = (row.split(',').collect(), out.split(',').collect());
+        assert_eq!(row[..10], out[..10], "the row's columns and tags go on");
+        assert!(out[10].parse::<f64>().is_ok(), "a score: {out:?}");
+        assert_eq!(row[10], out[11], "the FEN");
+    }
+    let a = pgntune_in(d).args(["label", "rows.csv", "-o", "labelled.epd", "--depth", "1", "-q"]).assert().success();
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(stderr.contains("an EPD dataset holds no tags: the tags of rows.csv (White, Round) are not written"), "{stderr}");
+}
