@@ -194,9 +194,11 @@ impl std::fmt::Display for Problem {
 pub struct ExtractStats {
     /// Games found in the inputs.
     pub games_read: u64,
-    /// Of them, games with at least one tag pair: bytes that are not PGN
-    /// at all can still parse as a game of stray tokens, never with tags.
-    pub games_with_tags: u64,
+    /// Of them, games that are surely PGN: those with at least one tag
+    /// pair, and bare move lists that end in a termination marker and
+    /// begin with a legal move. Bytes that are not PGN at all can still
+    /// parse as a game of stray tokens, never like these.
+    pub games_recognised: u64,
     /// Games that contributed positions (including games cut at a bad move).
     pub games_used: u64,
     /// Skipped: `[Result]` is `*`, missing or malformed.
@@ -234,7 +236,7 @@ impl ExtractStats {
     /// game with tags nor one that gave positions (binary or foreign files).
     /// Empty inputs are an empty collection, not an error.
     pub fn found_no_game(&self) -> bool {
-        self.text_bytes > 0 && self.games_with_tags == 0 && self.games_used == 0
+        self.text_bytes > 0 && self.games_recognised == 0 && self.games_used == 0
     }
 
     /// Games skipped for any reason.
@@ -244,7 +246,7 @@ impl ExtractStats {
 
     fn merge(&mut self, other: &ExtractStats) {
         self.games_read += other.games_read;
-        self.games_with_tags += other.games_with_tags;
+        self.games_recognised += other.games_recognised;
         self.games_used += other.games_used;
         self.skipped_unknown_result += other.skipped_unknown_result;
         self.skipped_variant += other.skipped_variant;
@@ -735,7 +737,7 @@ fn process_game(
     filter: &mut QuietFilter<'_>,
 ) {
     stats.games_read += 1;
-    stats.games_with_tags += u64::from(game.has_tags);
+    stats.games_recognised += u64::from(game.has_tags);
     if let Some(problem) = Problem::unreadable(file, game) {
         stats.skipped_unreadable += 1;
         problem.note(&mut stats.problems, &mut stats.problem_count);
@@ -761,9 +763,15 @@ fn process_game(
         None if config.unknown_result == UnknownResult::Draw => GameResult::Draw,
         None => {
             stats.skipped_unknown_result += 1;
-            // Bytes that are no PGN at all look like this: say where they are.
+            // Bytes that are no PGN at all look like this: say where they
+            // are. A bare list of moves that ends in `*` and begins with a
+            // legal move is a game, of unknown result.
             if !game.has_tags {
-                note_problem(stats, file, game, None, "no tags and no result: not a PGN game; skipped".into());
+                if game.terminated && game.moves.first().is_some_and(|m| replay::resolve(&start, m.san).is_ok()) {
+                    stats.games_recognised += 1;
+                } else {
+                    note_problem(stats, file, game, None, "no tags and no result: not a PGN game; skipped".into());
+                }
             }
             return;
         }

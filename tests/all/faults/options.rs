@@ -67,6 +67,12 @@ fn fault_19_input_without_a_pgn_game_is_an_error() {
     fails_untouched(d, pgntune_in(d).args(["extract", "random.bin", "-o", "o.csv"]), "random.bin: no PGN game found");
     fails_untouched(d, pgntune_in(d).args(["tune", "random.bin"]), "random.bin: no PGN game found");
     fails_untouched(d, pgntune_in(d).args(["analyze", "random.bin"]), "random.bin: no PGN game found");
+    // A bare list of moves ending in `*` is a game of unknown result, not
+    // foreign bytes (it was refused as "no PGN game found").
+    write(d, "bare.pgn", "1. e4 e5 2. Nf3 Nc6 *\n\n1. d4 d5 *\n");
+    let a = pgntune_in(d).args(["extract", "bare.pgn", "-o", "bare.csv"]).assert().success();
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(stderr.contains("games read 2, used 0, skipped 2 unknown result") && !stderr.contains("not a PGN game"), "{stderr}");
     // An empty file is bad input too (it wrote a header and exited 0, and
     // tune failed on two lines); a file of noise among good ones is a
     // warning, not silence.
