@@ -56,6 +56,7 @@ pub mod features;
 pub mod fit;
 pub mod pgn;
 pub mod play;
+pub mod plural;
 pub mod presets;
 pub mod stats;
 pub mod tables;

@@ -227,8 +227,8 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     if !args.quiet {
         let seconds = started.elapsed().as_secs_f64();
         eprintln!(
-            "labelled {} positions at depth {} in {seconds:.1} s ({:.0} positions/s)",
-            rows.len(),
+            "labelled {} at depth {} in {seconds:.1} s ({:.0} positions/s)",
+            crate::plural::count(rows.len() as u64, "position", "positions"),
             args.depth,
             rows.len() as f64 / seconds.max(1e-9)
         );

@@ -230,7 +230,12 @@ impl OpeningsCommand {
 pub(super) fn run_openings(args: OpeningsCommand) -> Result<()> {
     let report = build_suite(&args.config())?;
     if !args.quiet {
-        eprintln!("{} distinct openings after {} plies written to {}", report.openings, args.plies, args.out.display());
+        eprintln!(
+            "{} after {} written to {}",
+            crate::plural::count(report.openings as u64, "distinct opening", "distinct openings"),
+            crate::plural::count(args.plies as u64, "ply", "plies"),
+            args.out.display()
+        );
     }
     Ok(())
 }

@@ -69,11 +69,16 @@ impl FitReport {
     /// The human-readable report.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let games = self.games.map_or_else(String::new, |g| format!("{g} games, "));
+        use crate::plural::count;
+        let games = self.games.map_or_else(String::new, |g| format!("{}, ", count(g, "game", "games")));
         let [black, draws, white] = self.results;
         out.push_str(&format!(
-            "data:    {games}{} rows ({white} white wins, {draws} draws, {black} black wins), {} distinct\n",
-            self.rows, self.distinct_rows
+            "data:    {games}{} ({}, {}, {}), {} distinct\n",
+            count(self.rows, "row", "rows"),
+            count(white, "white win", "white wins"),
+            count(draws, "draw", "draws"),
+            count(black, "black win", "black wins"),
+            self.distinct_rows
         ));
         let model = match (self.draws, self.loss_kind) {
             (DrawMode::Exclude, Loss::CrossEntropy) => "logistic, decisive games only",
@@ -82,12 +87,12 @@ impl FitReport {
             (DrawMode::Exclude, Loss::Mse) => "logistic curve, squared error, decisive games only",
             (DrawMode::Half, Loss::Mse) => "logistic curve, squared error, draws as half points",
         };
-        out.push_str(&format!("model:   {model}; {} rows used; L2 λ = {:e}\n", self.rows_used, self.lambda));
+        out.push_str(&format!("model:   {model}; {} used; L2 λ = {:e}\n", count(self.rows_used, "row", "rows"), self.lambda));
         out.push_str(&format!(
-            "solver:  {} {} after {} iterations ({}), gradient norm {:.2e}, {:.1} ms\n",
+            "solver:  {} {} after {} ({}), gradient norm {:.2e}, {:.1} ms\n",
             solver_name(self.solver),
             if self.converged { "converged" } else { "did NOT converge" },
-            self.iterations,
+            count(self.iterations, "iteration", "iterations"),
             self.stopped,
             self.grad_norm,
             self.seconds * 1e3

@@ -514,7 +514,16 @@ impl fmt::Display for VerifyReport {
         let r = &self.report.results[0];
         let (a, b) = (&r.engine, &r.opponent);
         let (w, d, l) = (r.wdl.wins, r.wdl.draws, r.wdl.losses);
-        write!(f, "After {} games ({} pairs), {a} scored {w} wins, {d} draws and {l} losses against {b}", r.wdl.games(), r.penta.pairs())?;
+        use crate::plural::count;
+        write!(
+            f,
+            "After {} ({}), {a} scored {}, {} and {} against {b}",
+            count(r.wdl.games(), "game", "games"),
+            count(r.penta.pairs(), "pair", "pairs"),
+            count(w, "win", "wins"),
+            count(d, "draw", "draws"),
+            count(l, "loss", "losses")
+        )?;
         match verdict_estimate(r) {
             Ok((e, basis)) => {
                 let ci = e.ci95.map_or_else(|| " (interval unbounded)".to_string(), |ci| format!(" ± {ci:.1}"));

@@ -31,11 +31,11 @@ impl TuneReport {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "Tuned {} columns of '{}' on {} positions from {} games ({} MB in memory)",
+            "Tuned {} columns of '{}' on {} from {} ({} MB in memory)",
             self.columns.len(),
             self.features,
-            self.train_positions,
-            self.train_games,
+            crate::plural::count(self.train_positions as u64, "position", "positions"),
+            crate::plural::count(self.train_games as u64, "game", "games"),
             self.memory_bytes / 1_000_000
         );
         if self.labelled_positions > 0 {
@@ -49,10 +49,10 @@ impl TuneReport {
         );
         let _ = writeln!(
             t,
-            "Solver: {}, {} iterations ({} passes over the positions) in {:.1} s; stopped: {}",
+            "Solver: {}, {} ({} over the positions) in {:.1} s; stopped: {}",
             self.solver,
-            self.iterations,
-            self.passes,
+            crate::plural::count(self.iterations as u64, "iteration", "iterations"),
+            crate::plural::count(self.passes as u64, "pass", "passes"),
             self.seconds,
             self.stopped.describe()
         );
