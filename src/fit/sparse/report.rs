@@ -51,8 +51,8 @@ impl TuneReport {
             t,
             "Solver: {}, {} ({} over the positions) in {:.1} s; stopped: {}",
             self.solver,
-            crate::plural::count(self.iterations as u64, "iteration", "iterations"),
-            crate::plural::count(self.passes as u64, "pass", "passes"),
+            crate::plural::count(self.iterations, "iteration", "iterations"),
+            crate::plural::count(self.passes, "pass", "passes"),
             self.seconds,
             self.stopped.describe()
         );
