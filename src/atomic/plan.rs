@@ -213,7 +213,7 @@ impl OutputPlan {
                 return Err(PlanError::Stdout { what: shown, why: "standard output ('-') is not possible for this output; give a file name".into() });
             }
             if let Some(other) = &self.stdout_taken {
-                return Err(PlanError::Stdout { what: shown, why: format!("standard output is already the output {other}") });
+                return Err(PlanError::Stdout { what: shown, why: format!("standard output already takes {other}") });
             }
             self.stdout_taken = Some(kind.describe().to_string());
             return Ok(Destination::Stdout);

@@ -64,9 +64,9 @@ pub struct EvaluateCommand {
     #[arg(long, short = 'w', value_name = "WEIGHTS")]
     pub weights: String,
 
-    /// Texel's K for the log-loss and the squared error [default: the best K for these weights on these positions].
-    #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    pub k: Option<f64>,
+    /// Texel's K for the log-loss and the squared error, or auto: the best K for these weights on these positions [default: auto].
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = k_or_auto)]
+    pub k: Option<KChoice>,
 
     /// The feature sets of positions read from EPD files.
     #[arg(long, default_value = "full", value_name = "SETS")]
@@ -81,14 +81,25 @@ pub struct EvaluateCommand {
     pub threads: usize,
 }
 
+/// `--k` of `evaluate`: a number, or `auto` as `tune --k` takes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KChoice(Option<f64>);
+
+fn k_or_auto(text: &str) -> Result<KChoice, String> {
+    let (min, max) = (crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K);
+    match text.trim() {
+        "auto" => Ok(KChoice(None)),
+        number => match number.parse::<f64>() {
+            Ok(k) if (min..=max).contains(&k) => Ok(KChoice(Some(k))),
+            _ => Err(format!("must be 'auto' or a number from {min} to {max}")),
+        },
+    }
+}
+
 pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     check_threads("--threads", args.threads, None)?;
     super::extract::refuse_repeated_inputs(args.datasets.iter().map(PathBuf::as_path), "rows")?;
-    if let Some(k) = args.k
-        && !(crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k)
-    {
-        bail!("--k must be a number from {} to {}", crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K);
-    }
+    let k = args.k.and_then(|choice| choice.0);
     let weights = Weights::resolve(&args.weights).context("--weights")?;
     let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: false };
     let (positions, report) = load_positions(&args.datasets, &options)?;
@@ -106,7 +117,7 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
         );
     }
     let w: Vec<f64> = columns.iter().map(|c| weights.centipawns(c)).collect();
-    let result = evaluate(Arc::new(positions), &w, args.k, args.threads)?;
+    let result = evaluate(Arc::new(positions), &w, k, args.threads)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {

@@ -195,17 +195,22 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
     write(d, "d.mat", " 1  0  0  0  0  2\n-1  0  0  0  0  0\n 2  0  0  0  0  2\n");
     write(d, "t.pgn", GAMES);
     pgntune_in(d).args(["extract", "t.pgn", "-q", "-o", "d.csv", "--fen"]).assert().success();
+    // `evaluate --k auto` is the default, as `tune --k auto` is (it was
+    // answered with "invalid float literal").
+    let evaluate = |extra: &[&str]| stdout_of(pgntune_in(d).args(["evaluate", "d.csv", "--weights", "classical"]).args(extra));
+    assert_eq!(evaluate(&["--k", "auto"]), evaluate(&[]));
     for (args, needle) in [
         (vec!["fit", "d.mat", "--bootstrap", "18446744073709551615"], "'--bootstrap <N>': must be a whole number from 2 to 100000"),
         (vec!["fit", "d.mat", "--lambda", "1e300"], "'--lambda <λ>': must be a number from 0 to 1000000"),
+        (vec!["extract", "t.pgn", "-o", "-", "--format", "csv", "--score-table", "-"], "standard output already takes a CSV dataset"),
         (vec!["stats", "--wdl", "18446744073709551615", "1", "1"], "must be a whole number from 0 to 1000000000000"),
         (vec!["extract", "t.pgn", "-o", "x.csv", "--game-base", "18446744073709551610"], "must be a whole number from 0 to 9007199254740992"),
         (vec!["extract", "t.pgn", "-o", "x.csv", "--max-plies", "18446744073709551615"], "must be a whole number from 1 to 4294967295"),
-        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e308"], "--k must be a number from 0.0001 to 10000"),
+        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e308"], "for '--k <K>': must be 'auto' or a number from 0.0001 to 10000"),
         (vec!["tune", "t.pgn", "--features", "full", "--k", "1e9"], "--k must be 'auto' or a number from 0.0001 to 10000"),
         // A K this small made every prediction a coin flip and the fit
         // return its starting weights after 0 iterations, as if tuned.
-        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e-320"], "--k must be a number from 0.0001 to 10000"),
+        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e-320"], "for '--k <K>': must be 'auto' or a number from 0.0001 to 10000"),
         (vec!["fit", "d.csv", "--k", "1e-320"], "--k must be 'auto' or a number from 0.0001 to 10000"),
         // Wrapped around when added to the clock: a forfeit at once.
         (vec!["play", "--timemargin", "18446744073709551615"], "'--timemargin <MS>': must be a whole number from 0 to 86400000"),
@@ -216,7 +221,7 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         (vec!["extract", "t.pgn", "-o", "x.parquet", "--tags", "P"], "--tags: 'P' is already a column of the dataset"),
         // Negative numbers got clap's "unexpected argument '-1' found".
         (vec!["extract", "t.pgn", "-o", "x.csv", "--seed", "-1"], "'--seed <SEED>': must be a whole number ≥ 0"),
-        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "-1"], "--k must be a number from 0.0001 to 10000"),
+        (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "-1"], "for '--k <K>': must be 'auto' or a number from 0.0001 to 10000"),
         // Past any machine's threads, --force or not: the run aborted half way.
         (vec!["extract", "t.pgn", "-o", "x.csv", "-j", "100000", "--force"], "100000 is more threads than any run can start (at most 1024)"),
         (vec!["label", "d.csv", "-o", "l.epd", "--depth", "1", "-j", "18446744073709551615", "--force"], "at most 1024"),
