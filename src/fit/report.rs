@@ -87,7 +87,9 @@ impl FitReport {
             (DrawMode::Exclude, Loss::Mse) => "logistic curve, squared error, decisive games only",
             (DrawMode::Half, Loss::Mse) => "logistic curve, squared error, draws as half points",
         };
-        out.push_str(&format!("model:   {model}; {} used; L2 λ = {:e}\n", count(self.rows_used, "row", "rows"), self.lambda));
+        // `{:e}` writes 0 as "0e0".
+        let lambda = if self.lambda == 0.0 { "0".to_string() } else { format!("{:e}", self.lambda) };
+        out.push_str(&format!("model:   {model}; {} used; L2 λ = {lambda}\n", count(self.rows_used, "row", "rows")));
         out.push_str(&format!(
             "solver:  {} {} after {} ({}), gradient norm {:.2e}, {:.1} ms\n",
             solver_name(self.solver),

@@ -195,3 +195,17 @@ fn label_scores_positions_and_keeps_their_tags() {
     let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
     assert!(stderr.contains("an EPD dataset holds no tags: the tags of rows.csv (White, Round) are not written"), "{stderr}");
 }
+
+/// The summary's first line counts the columns that moved, as the
+/// "Columns:" line does: with a frozen pawn, 4 of material's 5. (It said
+/// "Tuned 5 columns" above "4 tuned, 1 frozen".) And λ = 0 reads as 0.
+#[test]
+fn the_summary_counts_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = stdout_of(pgntune_in(d).arg("tune").arg(bundled_sample()).args(["-q", "--freeze", "P"]));
+    assert!(text.starts_with("Tuned 4 of the 5 columns of 'material' on "), "{text}");
+    assert!(text.contains("Columns: 4 tuned, 1 frozen, 0 never seen"), "{text}");
+    let text = stdout_of(pgntune_in(d).arg("tune").arg(bundled_sample()).args(["-q", "--lambda", "0", "--draws", "exclude"]));
+    assert!(text.contains("; L2 λ = 0\n"), "{text}");
+}

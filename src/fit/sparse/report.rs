@@ -29,9 +29,13 @@ impl TuneReport {
     /// The summary.
     pub fn to_text(&self) -> String {
         let mut t = String::new();
+        // The columns that moved, of all the layout's: with --freeze (or
+        // columns no position has) the first line said "Tuned 5 columns"
+        // above "Columns: 4 tuned, 1 frozen".
+        let tuned = self.status.iter().filter(|&&s| s == ColumnStatus::Tuned).count();
         let _ = writeln!(
             t,
-            "Tuned {} columns of '{}' on {} from {} ({} MB in memory)",
+            "Tuned {tuned} of the {} columns of '{}' on {} from {} ({} MB in memory)",
             self.columns.len(),
             self.features,
             crate::plural::count(self.train_positions as u64, "position", "positions"),
