@@ -108,7 +108,6 @@ struct Progress {
     every: Option<ReportEvery>,
     /// Games and time at the last status line.
     last: Mutex<(u64, Instant)>,
-    quiet: bool,
     /// A note for the first finished game: said before the engines start,
     /// it came first on the line above an engine's error, two lines for one.
     first_note: Mutex<Option<&'static str>>,
@@ -121,7 +120,7 @@ impl Progress {
             ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4))
                 .with_style(ProgressStyle::with_template("{bar:25.cyan/blue} {elapsed_precise} ETA {eta} {msg}").expect("template"))
         });
-        Progress { bar, every: (!quiet && !terminal).then_some(every), last: Mutex::new((0, Instant::now())), quiet, first_note: Mutex::new(None) }
+        Progress { bar, every: (!quiet && !terminal).then_some(every), last: Mutex::new((0, Instant::now())), first_note: Mutex::new(None) }
     }
 
     /// Shows `text` once the first game is in (nothing if none ever is).
@@ -160,12 +159,11 @@ impl MatchProgress for Progress {
         }
     }
 
+    /// Warnings appear under `-q` too (as the README says of `-q`).
     fn note(&self, text: &str) {
-        if !self.quiet {
-            match &self.bar {
-                Some(bar) => bar.println(format!("warning: {text}")),
-                None => eprintln!("warning: {text}"),
-            }
+        match &self.bar {
+            Some(bar) => bar.println(format!("warning: {text}")),
+            None => eprintln!("warning: {text}"),
         }
     }
 }

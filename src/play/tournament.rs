@@ -332,6 +332,13 @@ pub fn play_match(
                 timing.games_wall += game.wall_time;
                 timing.nodes += game.nodes;
                 let number = config.game_at(g);
+                // A game lost because an engine failed is scored and the
+                // match goes on, as in cutechess and fastchess; the user
+                // hears of it at once, not only from the PGN.
+                if matches!(game.end.termination, Termination::EngineFailure(_)) {
+                    let why = game.end.termination.describe(game.end.side).replace(['\n', '\r'], " ");
+                    warn(format!("game {} (round {}): {why}; scored as a loss", number + 1, config.header(number).round));
+                }
                 let finished = FinishedGame { outcome: outcome_for_first(number, game.result()), pgn: to_pgn(&game, &config.header(number)) };
                 state.finished.insert(g, finished);
                 // Commit every game that is now next in order.

@@ -312,3 +312,28 @@ fn stats_from_counts_match_the_published_numbers() {
     let out = String::from_utf8_lossy(&out);
     assert!(!out.contains("inf") && !out.contains("NaN") && out.contains("no losses"), "{out}");
 }
+
+/// A UCI engine that dies during a game loses that game, the match goes
+/// on (as in cutechess and fastchess), and the user hears of it on
+/// standard error at once, under -q too: it was said only in the PGN.
+#[test]
+fn an_engine_that_dies_mid_game_loses_it_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("dying.sh");
+    std::fs::write(
+        &engine,
+        "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    uci) echo 'id name dying'; echo uciok;;\n    isready) echo readyok;;\n    go*) exit 3;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&engine, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let a = pgntune()
+        .args(["match", "-q", "--engine", "name=a weights=classical", "--engine"])
+        .arg(format!("name=d cmd={}", engine.display()))
+        .args(["--games", "2", "--nodes", "300"])
+        .assert()
+        .success();
+    let (stdout, stderr) = (String::from_utf8_lossy(&a.get_output().stdout), String::from_utf8_lossy(&a.get_output().stderr));
+    assert!(stdout.contains("Games 2: W 2, D 0, L 0"), "{stdout}");
+    assert!(stderr.contains("warning: game 1 (round 1.1): Black's engine failed: the engine crashed"), "{stderr}");
+    assert!(stderr.contains("warning: game 2 (round 1.2): White's engine failed"), "{stderr}");
+}
