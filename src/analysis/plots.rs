@@ -216,8 +216,15 @@ pub fn pst_heatmap(plot: &PstHeatmapPlot, path: &Path) -> Result<(), PlotError> 
     canvas::render(&figure, path)
 }
 
-/// Draws the piece-square tables of `weights` into `dir`: the middlegame
-/// and the endgame tables, each as `pst_mg.png`/`.svg` and `pst_eg.png`/`.svg`.
+/// The files [`pst_heatmaps`] writes into `dir`, for checking them
+/// before any work (in the order it writes them).
+pub fn pst_heatmap_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    ["mg", "eg"].iter().flat_map(|phase| ["png", "svg"].map(|ext| dir.join(format!("pst_{phase}.{ext}")))).collect()
+}
+
+/// Draws the piece-square tables of `weights` into `dir` (made if missing;
+/// its parent must exist): the middlegame and the endgame tables, each as
+/// `pst_mg.png`/`.svg` and `pst_eg.png`/`.svg` ([`pst_heatmap_files`]).
 /// Returns the files written; none when the weights have no `pst` set.
 pub fn pst_heatmaps(weights: &crate::weights::Weights, dir: &Path) -> Result<Vec<std::path::PathBuf>, PlotError> {
     use crate::features::{FeatureSet, Pst};
@@ -225,7 +232,11 @@ pub fn pst_heatmaps(weights: &crate::weights::Weights, dir: &Path) -> Result<Vec
     if !sets {
         return Ok(Vec::new());
     }
+    std::fs::create_dir(dir)
+        .or_else(|e| if dir.is_dir() { Ok(()) } else { Err(e) })
+        .map_err(|e| PlotError::Draw { path: dir.display().to_string(), source: Box::new(e) })?;
     let terms = Pst::terms();
+    let mut files = pst_heatmap_files(dir).into_iter();
     let mut written = Vec::new();
     for (phase, long) in [("mg", "middlegame"), ("eg", "endgame")] {
         let boards = Pst::ROLES
@@ -237,8 +248,8 @@ pub fn pst_heatmaps(weights: &crate::weights::Weights, dir: &Path) -> Result<Vec
             })
             .collect();
         let plot = PstHeatmapPlot { title: format!("{}: piece-square tables, {long} (centipawns)", weights.name), boards };
-        for ext in ["png", "svg"] {
-            let path = dir.join(format!("pst_{phase}.{ext}"));
+        for _ in ["png", "svg"] {
+            let path = files.next().expect("two files per phase");
             pst_heatmap(&plot, &path)?;
             written.push(path);
         }

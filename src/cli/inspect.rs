@@ -320,13 +320,10 @@ pub(super) fn run_weights(args: WeightsCommand) -> Result<()> {
             plan.folder(&dir)?;
             // A folder still to be made holds nothing to replace.
             if dir.is_dir() {
-                for name in ["pst_mg", "pst_eg"] {
-                    for ext in ["png", "svg"] {
-                        plan.output(&dir.join(format!("{name}.{ext}")), OutputKind::Figure)?;
-                    }
+                for file in crate::analysis::plots::pst_heatmap_files(&dir) {
+                    plan.output(&file, OutputKind::Figure)?;
                 }
             }
-            std::fs::create_dir_all(&dir).with_context(|| dir.display().to_string())?;
             for file in crate::analysis::plots::pst_heatmaps(&w, &dir)? {
                 outln!("{}", file.display())?;
             }

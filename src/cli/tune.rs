@@ -124,10 +124,8 @@ impl TunerArgs {
             // A folder still to be made holds nothing to replace (and its
             // files' folder does not exist yet, which the plan would refuse).
             if dir.is_dir() {
-                for name in ["pst_mg", "pst_eg"] {
-                    for ext in ["png", "svg"] {
-                        plan.output(&dir.join(format!("{name}.{ext}")), OutputKind::Figure)?;
-                    }
+                for file in crate::analysis::plots::pst_heatmap_files(dir) {
+                    plan.output(&file, OutputKind::Figure)?;
                 }
             }
         }
@@ -262,8 +260,6 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
         AtomicFile::write_all(path, crate::tables::emit(&weights, language)?.as_bytes())?;
     }
     if let Some(dir) = &args.plot {
-        // Checked when the run began: the folder exists or its parent does.
-        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
         for file in crate::analysis::plots::pst_heatmaps(&weights, dir)? {
             if !outputs.quiet {
                 eprintln!("pgntune: wrote {}", file.display());

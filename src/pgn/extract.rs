@@ -232,8 +232,9 @@ pub struct ExtractStats {
 }
 
 impl ExtractStats {
-    /// True when the inputs had content but not one PGN game: neither a
-    /// game with tags nor one that gave positions (binary or foreign files).
+    /// True when the inputs had content but not one PGN game: none
+    /// recognised (see `games_recognised`) and none that gave positions
+    /// (binary or foreign files).
     /// Empty inputs are an empty collection, not an error.
     pub fn found_no_game(&self) -> bool {
         self.text_bytes > 0 && self.games_recognised == 0 && self.games_used == 0
