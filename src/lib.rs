@@ -18,6 +18,8 @@
 //!   errors and checks;
 //! * [`weights`] and [`presets`]: the weights file the fitter writes and
 //!   the engine reads, and hand-set starting values;
+//! * [`label`]: evaluation labels by search, the bundled engine's or any
+//!   UCI engine's, resumable (`pgntune label`);
 //! * [`tables`]: the text tables reports print.
 //!
 //! Playing and judging:
@@ -54,6 +56,7 @@ pub mod dataset;
 pub mod engine;
 pub mod features;
 pub mod fit;
+pub mod label;
 pub mod pgn;
 pub mod play;
 pub mod plural;

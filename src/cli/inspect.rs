@@ -1,5 +1,5 @@
-//! `pgntune features`, `evaluate`, `label` and `weights`: looking at feature
-//! sets, weights and datasets, and labelling positions by search.
+//! `pgntune features`, `evaluate` and `weights`: looking at feature sets,
+//! weights and datasets.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,13 +7,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
-use super::values::{at_least, at_least_usize, check_threads};
+use super::values::{at_least_usize, check_threads};
 use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
-use crate::dataset::fens::read_positions;
 use crate::dataset::load::{LoadOptions, load_positions};
-use crate::dataset::{Format, RowBatch, Schema, create_writer};
-use crate::engine::Evaluator;
-use crate::features::{FeatureLayout, FeatureSet, TermScratch};
+use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::sparse::evaluate;
 use crate::tables::{Language, emit, show};
 use crate::weights::Weights;
@@ -125,124 +122,6 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
         outln!("  log-loss  {:.6}", result.log_loss)?;
         outln!("  MSE       {:.6} (at K = {:.4})", result.mse, result.k)?;
         outln!("  accuracy  {:.2}% of positions from decisive games favour the winner", 100.0 * result.accuracy)?;
-    }
-    Ok(())
-}
-
-/// Arguments of `pgntune label`.
-#[derive(Debug, Args)]
-#[command(after_help = "The labels go into an `eval` column (centipawns, white's view), or `ce` in EPD; \
-tune or fit with --eval-weight W to mix them into the targets.")]
-pub struct LabelCommand {
-    /// A dataset with positions: EPD, or CSV/TSV/Parquet written by `extract --fen`.
-    #[arg(value_name = "DATASET")]
-    pub dataset: PathBuf,
-
-    /// Where the labelled rows go (any format `extract` writes, by extension).
-    #[arg(short, long = "output", value_name = "OUTPUT")]
-    pub output: PathBuf,
-
-    /// Search depth per position.
-    #[arg(long, default_value_t = 6, allow_negative_numbers = true, value_parser = at_least(1))]
-    pub depth: u64,
-
-    /// The engine's weights (a file or a preset).
-    #[arg(long, short = 'w', default_value = "full", value_name = "WEIGHTS")]
-    pub weights: String,
-
-    /// The feature sets of the rows written.
-    #[arg(long, default_value = "full", value_name = "SETS")]
-    pub features: String,
-
-    /// Hash table per search thread, in MB.
-    #[arg(long, default_value_t = 16, allow_negative_numbers = true, value_parser = at_least(1))]
-    pub hash: u64,
-
-    /// Worker threads (default: one per core). The labels do not depend on it.
-    #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
-    pub threads: usize,
-
-    /// Replace an existing output that pgntune did not write.
-    #[arg(long)]
-    pub force: bool,
-
-    /// No summary line.
-    #[arg(long = "silent", short = 'q')]
-    pub quiet: bool,
-}
-
-pub(super) fn run_label(args: LabelCommand) -> Result<()> {
-    check_threads("--threads", args.threads, Some(args.force))?;
-    if args.depth > 60 {
-        bail!("--depth must be at most 60");
-    }
-    if args.hash > 4096 {
-        bail!("--hash must be at most 4096 MB");
-    }
-    if crate::atomic::is_stdout(&args.output) {
-        bail!("-o -: label writes a file (its format from the extension), not standard output");
-    }
-    let format = Format::resolve(&args.output, None)?;
-    if !format.keeps_evals() {
-        bail!(
-            "{}: {} holds no evaluation labels, which label writes; write .csv, .tsv, .parquet, .ijv, .svm or .epd",
-            args.output.display(),
-            OutputKind::Dataset(format).describe()
-        );
-    }
-    let mut plan = OutputPlan::new(args.force);
-    plan.input(&args.dataset);
-    plan.output(&args.output, OutputKind::Dataset(format))?;
-    let layout = FeatureLayout::parse(&args.features)?;
-    let evaluator = Evaluator::new(&Weights::resolve(&args.weights).context("--weights")?)?;
-    let dataset = read_positions(&args.dataset)?;
-    let rows = &dataset.rows;
-    if rows.is_empty() {
-        bail!("{}: no positions to label", args.dataset.display());
-    }
-    let started = std::time::Instant::now();
-    let threads = crate::thread_count(args.threads);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-    let positions: Vec<_> = rows.iter().map(|r| r.position.clone()).collect();
-    let labels = crate::engine::label::label_positions(&positions, &evaluator, args.depth as u32, args.hash as usize, &pool);
-    // The tags the dataset kept go on, so that a labelled set can still be
-    // grouped or split by player, event or date.
-    let tags = if format.keeps_tags() { dataset.tags.clone() } else { Vec::new() };
-    if tags.len() < dataset.tags.len() {
-        eprintln!(
-            "pgntune: warning: {}: {} holds no tags: the tags of {} ({}) are not written",
-            args.output.display(),
-            OutputKind::Dataset(format).describe(),
-            args.dataset.display(),
-            dataset.tags.join(", ")
-        );
-    }
-    let schema = Schema { eval: true, fen: true, tags, ..Schema::new(layout.clone()) };
-    let mut writer = create_writer(&args.output, format, &schema, threads)?;
-    let mut batch = RowBatch::new(&schema);
-    let (mut scratch, mut terms) = (TermScratch::default(), Vec::new());
-    for (row, &label) in rows.iter().zip(&labels) {
-        let phase = layout.terms_of(&row.position, &mut scratch, &mut terms);
-        batch.push_features(&terms, phase);
-        batch.results.push(row.result);
-        batch.games.push(row.game);
-        batch.plies.push(row.ply);
-        batch.evals.push(label);
-        batch.fens.push(shakmaty::fen::Fen::from_position(&row.position, shakmaty::EnPassantMode::Legal).to_string());
-        for (column, value) in batch.tags.iter_mut().zip(&row.tags) {
-            column.push(value.clone());
-        }
-    }
-    writer.write(&batch)?;
-    writer.finish()?;
-    if !args.quiet {
-        let seconds = started.elapsed().as_secs_f64();
-        eprintln!(
-            "labelled {} at depth {} in {seconds:.1} s ({:.0} positions/s)",
-            crate::plural::count(rows.len() as u64, "position", "positions"),
-            args.depth,
-            rows.len() as f64 / seconds.max(1e-9)
-        );
     }
     Ok(())
 }

@@ -103,7 +103,7 @@ fn threads(concurrency: usize, force: bool) -> Result<usize> {
 
 /// Progress of a run: a bar on a terminal; elsewhere (a CI log) a status
 /// line now and then, as fastchess prints its rating interval.
-struct Progress {
+pub(super) struct Progress {
     bar: Option<ProgressBar>,
     every: Option<ReportEvery>,
     /// Games and time at the last status line.
@@ -114,7 +114,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(total: u64, quiet: bool, every: ReportEvery) -> Progress {
+    pub(super) fn new(total: u64, quiet: bool, every: ReportEvery) -> Progress {
         let terminal = std::io::stderr().is_terminal();
         let bar = (!quiet && terminal).then(|| {
             ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4))
@@ -128,7 +128,7 @@ impl Progress {
         *self.first_note.lock().expect("note") = Some(text);
     }
 
-    fn finish(&self) {
+    pub(super) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

@@ -30,6 +30,7 @@ mod engine;
 mod extract;
 mod fit;
 mod inspect;
+mod label;
 mod matches;
 mod play;
 pub mod progress;
@@ -67,8 +68,8 @@ enum Command {
     Tune(fit::TuneCommand),
     /// Log-loss, squared error and accuracy of weights on a dataset (compare weight files on held-out data).
     Evaluate(inspect::EvaluateCommand),
-    /// Search every position of a dataset with the bundled engine and store its score as an evaluation label.
-    Label(inspect::LabelCommand),
+    /// Score every position of a dataset by a search (the bundled engine or any UCI engine) as an evaluation label.
+    Label(label::LabelCommand),
     /// Show weights as boards and tables, write them as source code, or draw their piece-square tables.
     Weights(inspect::WeightsCommand),
     /// Run the bundled engine as a UCI engine on standard input and output.
@@ -145,7 +146,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Tune(args) => success(fit::run_tune(args)),
         Command::Features(args) => success(inspect::run_features(args)),
         Command::Evaluate(args) => success(inspect::run_evaluate(args)),
-        Command::Label(args) => success(inspect::run_label(args)),
+        Command::Label(args) => success(label::run_label(args)),
         Command::Weights(args) => success(inspect::run_weights(args)),
         Command::Uci(args) => success(engine::run_uci(args)),
         Command::Bench(args) => success(engine::run_bench_command(args)),

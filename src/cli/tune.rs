@@ -16,7 +16,7 @@ use crate::dataset::positions::Positions;
 use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::sparse::columns::{frozen_columns, prior_for};
 use crate::fit::sparse::problem::SparseLoss;
-use crate::fit::sparse::{ScaleK, TuneConfig, TuneProgress, TuneReport, TuneSolver, tune};
+use crate::fit::sparse::{LabelScale, ScaleK, TuneConfig, TuneProgress, TuneReport, TuneSolver, tune};
 use crate::weights::Weights;
 
 /// The optimiser, as the command line names it.
@@ -51,6 +51,12 @@ pub struct TunerArgs {
     #[arg(long, default_value_t = 0.0, value_name = "W", allow_negative_numbers = true, value_parser = unit_interval)]
     pub eval_weight: f64,
 
+    /// The scale of the evaluation labels, K_label in W·σ(K_label·eval): `model` (the model's K: the evaluation is fitted
+    /// to the labels' centipawns as they are), `auto` (the labels' own K, fitted against the results; it is always
+    /// reported), or a number.
+    #[arg(long, default_value = "model", value_name = "model|auto|K", allow_hyphen_values = true)]
+    pub label_k: String,
+
     /// Adam: passes over the training positions.
     #[arg(long, default_value_t = 50, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub epochs: u64,
@@ -74,6 +80,15 @@ pub struct TunerArgs {
     /// Where --emit-code writes.
     #[arg(long, value_name = "FILE", requires = "emit_code")]
     pub emit_out: Option<PathBuf>,
+
+    /// After tuning, play the tuned weights against the weights they started from (the prior) for up to this many
+    /// game pairs at --verify-nodes, until the SPRT [0, 10] decides, and print the Elo with its interval.
+    #[arg(long, value_name = "PAIRS", allow_negative_numbers = true, value_parser = at_least(1))]
+    pub verify: Option<u64>,
+
+    /// Nodes per move in the --verify games.
+    #[arg(long, default_value_t = 10_000, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1), requires = "verify")]
+    pub verify_nodes: u64,
 
     /// Draw the tuned piece-square tables as heat maps (PNG and SVG) into this folder.
     #[arg(long, value_name = "DIR")]
@@ -134,7 +149,13 @@ impl TunerArgs {
 
     /// True when an option only the whole-evaluation tuner has was given.
     pub fn asks_for_tuner(&self) -> bool {
-        self.prior.is_some() || !self.freeze.is_empty() || self.eval_weight != 0.0 || self.k != "auto" || self.plot.is_some()
+        self.prior.is_some()
+            || !self.freeze.is_empty()
+            || self.eval_weight != 0.0
+            || self.k != "auto"
+            || self.label_k != "model"
+            || self.plot.is_some()
+            || self.verify.is_some()
     }
 
     /// The tuner's configuration for `layout`.
@@ -144,6 +165,18 @@ impl TunerArgs {
             text => match text.parse::<f64>() {
                 Ok(k) if (crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k) => ScaleK::Fixed(k),
                 _ => bail!("--k must be 'auto' or a number from {} to {}, not '{text}'", crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K),
+            },
+        };
+        let label_k = match self.label_k.trim() {
+            "auto" => LabelScale::Auto,
+            "model" => LabelScale::Model,
+            text => match text.parse::<f64>() {
+                Ok(k) if (crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k) => LabelScale::Fixed(k),
+                _ => bail!(
+                    "--label-k must be 'model', 'auto' or a number from {} to {}, not '{text}'",
+                    crate::fit::sparse::MIN_K,
+                    crate::fit::sparse::MAX_K
+                ),
             },
         };
         if self.plot.is_some() && !layout.contains(FeatureSet::Pst) {
@@ -175,6 +208,7 @@ impl TunerArgs {
         config.frozen = frozen;
         config.solver = solver;
         config.eval_weight = self.eval_weight;
+        config.label_k = label_k;
         config.exclude_draws = settings.exclude_draws;
         if let Some(tol) = settings.tol {
             config.tol = tol;
@@ -231,6 +265,54 @@ pub struct TunerOutputs<'a> {
     pub quiet: bool,
 }
 
+/// Says on standard error what looks wrong with the tuned weights (even
+/// under -q: weights that play badly must not pass in silence).
+fn warn_implausible(report: &TuneReport) {
+    const SHOWN: usize = 10;
+    let found = crate::fit::sparse::plausible::check(report);
+    if found.is_empty() {
+        return;
+    }
+    eprintln!(
+        "pgntune: warning: the tuned weights may play badly ({}); check them with `pgntune verify` before use:",
+        crate::plural::count(found.len() as u64, "finding", "findings")
+    );
+    for finding in found.iter().take(SHOWN) {
+        eprintln!("pgntune: warning:   {finding}");
+    }
+    if found.len() > SHOWN {
+        eprintln!("pgntune: warning:   ... and {} more", found.len() - SHOWN);
+    }
+}
+
+/// `--verify`: the tuned weights against their starting weights, with
+/// the verdict on standard error (standard output keeps the report).
+fn prove_over_the_board(report: &TuneReport, tuned: &crate::weights::Weights, pairs: u64, nodes: u64, threads: usize, quiet: bool) -> Result<()> {
+    let start = TuneReport { weights: report.start.clone(), ..report.clone() }.weights("start");
+    tuned.validate().context("--verify: the tuned weights cannot be played")?;
+    let config = crate::play::prove::ProveConfig {
+        pairs,
+        nodes,
+        threads: crate::thread_count(threads),
+        sprt: crate::stats::SprtConfig::new(0.0, 10.0, 0.05, 0.05, crate::stats::EloModel::Normalized)?,
+    };
+    if !quiet {
+        eprintln!(
+            "pgntune: --verify: the tuned weights against their start, up to {} at {nodes} nodes per move",
+            crate::plural::count(pairs, "pair", "pairs")
+        );
+    }
+    let progress = super::matches::Progress::new(2 * pairs, quiet, "10,60s".parse().expect("a valid report interval"));
+    let verdict = crate::play::prove::prove(tuned, &start, &config, &progress);
+    progress.finish();
+    let verdict = verdict.context("--verify")?;
+    eprintln!("pgntune: verify: {verdict}");
+    if verdict.outcome != crate::play::run::VerifyOutcome::AcceptedH1 {
+        eprintln!("pgntune: warning: the tuned weights are not proven stronger than their start: do not use them as they are");
+    }
+    Ok(())
+}
+
 /// Tunes `positions` and prints and writes what was asked for.
 pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSettings, outputs: &TunerOutputs, name: &str) -> Result<TuneReport> {
     let config = args.config(positions.layout(), settings)?;
@@ -248,6 +330,7 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
         TuneSolver::Adam { epochs, .. } => epochs,
     };
     let report = tune(Arc::new(positions), &config, progress_reporter(outputs.quiet, limit)).context("tuning")?;
+    warn_implausible(&report);
     let weights = report.weights(name);
     if let Some(path) = outputs.weights_out {
         weights.validate().context("--weights-out: the tuned weights cannot be played, so nothing was written")?;
@@ -273,6 +356,9 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
         if let Some(path) = outputs.weights_out {
             outln!("\nEvery value: pgntune weights show {}", path.display())?;
         }
+    }
+    if let Some(pairs) = args.verify {
+        prove_over_the_board(&report, &weights, pairs, args.verify_nodes, settings.threads, outputs.quiet)?;
     }
     Ok(report)
 }

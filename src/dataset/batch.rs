@@ -103,12 +103,15 @@ pub struct Schema {
     pub fen: bool,
     /// Whether each row carries an evaluation label (centipawns, white's view).
     pub eval: bool,
+    /// Who made the labels and how (`label`'s engine, options and limit),
+    /// kept in the file where the format has room for it (Parquet's metadata).
+    pub provenance: Option<String>,
 }
 
 impl Schema {
     /// The schema of rows with `layout`'s features and nothing else.
     pub fn new(layout: FeatureLayout) -> Schema {
-        Schema { features: layout.columns(), layout, tags: Vec::new(), fen: false, eval: false }
+        Schema { features: layout.columns(), layout, tags: Vec::new(), fen: false, eval: false, provenance: None }
     }
 }
 

@@ -172,10 +172,14 @@ impl ParquetRowWriter {
         let handle =
             WatchedFile { file: file.clone_handle().map_err(|e| crate::atomic::OutputError::new(path, e))?, broken_pipe: Arc::clone(&broken_pipe) };
         let empty = batch_to_frame(&RowBatch::new(schema), schema).map_err(polars_err(path))?;
-        let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(vec![
+        let mut pairs = vec![
             ("pgntune.layout".to_string(), schema.layout.spec()),
             ("pgntune.columns".to_string(), serde_json::to_string(&schema.features).expect("names serialise")),
-        ]);
+        ];
+        if let Some(provenance) = &schema.provenance {
+            pairs.push(("pgntune.labels".to_string(), provenance.clone()));
+        }
+        let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(pairs);
         let compression = ParquetCompression::Zstd(None);
         let statistics = StatisticsOptions::default();
         let mut writer = ParquetWriter::new(handle)

@@ -34,7 +34,6 @@
 pub mod bench;
 pub mod clock;
 pub mod eval;
-pub mod label;
 pub mod ordering;
 pub mod params;
 pub mod perft;

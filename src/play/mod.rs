@@ -17,6 +17,7 @@ pub mod lock;
 pub mod merge;
 pub mod openings;
 pub mod player;
+pub mod prove;
 pub mod record;
 pub mod rules;
 pub mod run;

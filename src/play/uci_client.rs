@@ -11,9 +11,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Color, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
+use super::limits::MoveLimits;
 use super::player::{MoveReply, MoveRequest, Player, PlayerError};
 use crate::engine::Score;
 
@@ -64,6 +66,33 @@ pub struct UciPlayer {
     /// Whether the engine has a `UCI_Chess960` option, and its setting now.
     offers_chess960: bool,
     chess960: bool,
+    /// Whether the engine lists `UCI_ShowWDL` (set on when analysing for WDL).
+    offers_wdl: bool,
+    /// The engine's `id name`, when it gave one.
+    id_name: Option<String>,
+}
+
+/// What an engine says of one position searched to a limit: the last
+/// `info` before `bestmove` (see [`UciPlayer::analyse`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// The score from the side to move's point of view.
+    pub score: Score,
+    /// The engine's win/draw/loss per mille for the side to move, when it
+    /// reports them (`UCI_ShowWDL`).
+    pub wdl: Option<[u32; 3]>,
+    /// The principal variation, as far as its moves are legal.
+    pub pv: Vec<Move>,
+    /// The depth of the last iteration, when the engine says.
+    pub depth: Option<u32>,
+    /// Nodes searched, when the engine says.
+    pub nodes: Option<u64>,
+    /// The search time the engine reports (`time`, ms), when it does.
+    pub engine_ms: Option<u64>,
+    /// How long `ucinewgame` took to be answered (`isready`), before the search.
+    pub reset: Duration,
+    /// From sending `go` to reading `bestmove`.
+    pub search: Duration,
 }
 
 /// Fails when `value` is outside the range the engine gave for its spin
@@ -128,10 +157,13 @@ impl UciPlayer {
                 }
             }
         });
-        let mut player = UciPlayer { name: name.to_string(), child, stdin, lines, offers_chess960: false, chess960: false };
+        let mut player =
+            UciPlayer { name: name.to_string(), child, stdin, lines, offers_chess960: false, chess960: false, offers_wdl: false, id_name: None };
         player.send("uci")?;
         let offered = player.wait_for("uciok", Instant::now() + HANDSHAKE)?;
         player.offers_chess960 = offered.iter().any(|l| l.split_whitespace().any(|w| w == "UCI_Chess960"));
+        player.offers_wdl = offered.iter().any(|l| l.split_whitespace().any(|w| w == "UCI_ShowWDL"));
+        player.id_name = offered.iter().find_map(|l| l.strip_prefix("id name ").map(|n| n.trim().to_string()));
         let options = program.all_options();
         for (option, value) in &options {
             check_spin(&offered, option, value)?;
@@ -144,6 +176,88 @@ impl UciPlayer {
         }
         player.ready()?;
         Ok(player)
+    }
+
+    /// The name the engine gave itself (`id name`), if any.
+    pub fn id_name(&self) -> Option<&str> {
+        self.id_name.as_deref()
+    }
+
+    /// Whether the engine lists `UCI_ShowWDL`.
+    pub fn offers_wdl(&self) -> bool {
+        self.offers_wdl
+    }
+
+    /// Turns the engine's win/draw/loss reports on (`UCI_ShowWDL`); false
+    /// when the engine does not list the option.
+    pub fn show_wdl(&mut self) -> Result<bool, PlayerError> {
+        if !self.offers_wdl {
+            return Ok(false);
+        }
+        self.send("setoption name UCI_ShowWDL value true")?;
+        self.ready()?;
+        Ok(true)
+    }
+
+    /// Searches `position` afresh (`ucinewgame` first, so that the answer
+    /// depends on the position and the limit alone) and returns what the
+    /// last `info` line said of it. An engine that gives no score, or a
+    /// best move that is not legal, broke the protocol; one that takes
+    /// longer than `deadline` is out of time (and told to stop).
+    pub fn analyse(&mut self, position: &Chess, limits: &MoveLimits, deadline: Duration) -> Result<Analysis, PlayerError> {
+        let mode = position.castles().mode();
+        let chess960 = mode == CastlingMode::Chess960;
+        if chess960 != self.chess960 {
+            if chess960 && !self.offers_chess960 {
+                return Err(PlayerError::NoChess960);
+            }
+            self.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+            self.chess960 = chess960;
+        }
+        let reset = Instant::now();
+        self.send("ucinewgame")?;
+        self.ready()?;
+        let reset = reset.elapsed();
+        let fen = Fen::from_position(position, EnPassantMode::Legal);
+        self.send(&format!("position fen {fen}"))?;
+        let mut go = String::from("go");
+        if let Some(n) = limits.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(d) = limits.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        if let Some(ms) = limits.movetime_ms {
+            go.push_str(&format!(" movetime {ms}"));
+        }
+        let started = Instant::now();
+        self.send(&go)?;
+        let lines = match self.wait_for("bestmove", started + deadline) {
+            Ok(lines) => lines,
+            Err(PlayerError::Timeout) => {
+                let _ = self.send("stop");
+                let _ = self.wait_for("bestmove", Instant::now() + GRACE);
+                return Err(PlayerError::Timeout);
+            }
+            Err(e) => return Err(e),
+        };
+        let last = lines.last().expect("wait_for returns the bestmove line");
+        let text = last.split_whitespace().nth(1).ok_or_else(|| PlayerError::Protocol(format!("'{last}' names no move")))?;
+        UciMove::from_ascii(text.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(position).ok())
+            .ok_or_else(|| PlayerError::IllegalMove { text: text.to_string(), after: started.elapsed() })?;
+        let score = last_score(&lines).ok_or_else(|| PlayerError::Protocol(format!("no 'info ... score' line before '{last}'")))?;
+        Ok(Analysis {
+            score,
+            wdl: last_wdl(&lines),
+            pv: last_pv(&lines, position),
+            depth: last_number(&lines, "depth"),
+            nodes: last_number(&lines, "nodes"),
+            engine_ms: last_number(&lines, "time"),
+            reset,
+            search: started.elapsed(),
+        })
     }
 
     fn send(&mut self, line: &str) -> Result<(), PlayerError> {
@@ -191,6 +305,36 @@ fn last_score(lines: &[String]) -> Option<Score> {
             _ => None,
         }
     })
+}
+
+/// The `wdl W D L` of the last `info` line with a score.
+fn last_wdl(lines: &[String]) -> Option<[u32; 3]> {
+    let line = lines.iter().rev().find(|l| l.starts_with("info") && l.split_whitespace().any(|w| w == "score"))?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "wdl")?;
+    let mut wdl = [0u32; 3];
+    for (i, slot) in wdl.iter_mut().enumerate() {
+        *slot = words.get(at + 1 + i)?.parse().ok()?;
+    }
+    Some(wdl)
+}
+
+/// The legal prefix of the `pv` of the last `info` line with a score,
+/// played from `root`.
+fn last_pv(lines: &[String], root: &Chess) -> Vec<Move> {
+    let Some(line) = lines.iter().rev().find(|l| l.starts_with("info") && l.split_whitespace().any(|w| w == "score")) else {
+        return Vec::new();
+    };
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(at) = words.iter().position(|w| *w == "pv") else { return Vec::new() };
+    let mut position = root.clone();
+    let mut pv = Vec::new();
+    for word in &words[at + 1..] {
+        let Some(m) = UciMove::from_ascii(word.as_bytes()).ok().and_then(|u| u.to_move(&position).ok()) else { break };
+        position.play_unchecked(m);
+        pv.push(m);
+    }
+    pv
 }
 
 /// The number after `key` (`nodes`, `depth`) on the last `info` line that has one.

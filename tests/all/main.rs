@@ -17,6 +17,7 @@ mod features_pawns_rooks;
 mod fit;
 mod imbalance;
 mod interfaces;
+mod label;
 mod notebooks;
 mod play;
 mod proof;

@@ -20,6 +20,7 @@ pub mod adam;
 pub mod columns;
 pub mod constraints;
 pub mod information;
+pub mod plausible;
 pub mod problem;
 mod report;
 mod run;
@@ -51,6 +52,40 @@ pub enum ScaleK {
     Auto,
     /// Use this value.
     Fixed(f64),
+}
+
+/// The scale of evaluation labels: how their centipawns become a win
+/// probability in the targets, `σ(c_label · eval)`. The default is the
+/// model's own `K`: the tuner then fits its evaluation to the labels'
+/// centipawns as they are. A `K` of the labels' own (fitted against the
+/// results: Stockfish's centipawns are normalised to its own win rates) is
+/// always reported; used (`Auto`) it stretches the evaluation by
+/// `K_label / K`, which lost on the board: 600 games of human positions
+/// labelled by Stockfish (see the README's "Tuning from a game collection").
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum LabelScale {
+    /// Fit `K` of the labels against the results (Texel's method on the
+    /// labels alone).
+    Auto,
+    /// The model's `K`.
+    Model,
+    /// This `K`.
+    Fixed(f64),
+}
+
+/// How well the evaluation labels agree with the game results, at the
+/// labels' own `K`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LabelAgreement {
+    /// Training positions with a label.
+    pub positions: usize,
+    /// Mean log-loss of `σ(c_label · eval)` against the results (at the
+    /// labels' own `K` when it could be fitted).
+    pub log_loss: f64,
+    /// Mean log-loss of the starting weights against the same results, at the model's `K`.
+    pub start_log_loss: f64,
+    /// Share of positions of decisive games whose winner the label favours.
+    pub accuracy: Option<f64>,
 }
 
 /// The optimiser.
@@ -86,8 +121,10 @@ pub struct TuneConfig {
     pub frozen: Vec<bool>,
     /// The optimiser.
     pub solver: TuneSolver,
-    /// Weight `W` of evaluation labels in the target: `W·σ(c·eval) + (1 − W)·score`.
+    /// Weight `W` of evaluation labels in the target: `W·σ(c_label·eval) + (1 − W)·score`.
     pub eval_weight: f64,
+    /// The labels' scale `c_label`.
+    pub label_k: LabelScale,
     /// Leave out positions of drawn games.
     pub exclude_draws: bool,
     /// Stop L-BFGS when the norm of the preconditioned gradient is below this.
@@ -120,6 +157,7 @@ impl TuneConfig {
             prior,
             solver: TuneSolver::Lbfgs,
             eval_weight: 0.0,
+            label_k: LabelScale::Model,
             exclude_draws: false,
             tol: 1e-7,
             cost_tol: 1e-7,
@@ -266,6 +304,14 @@ pub struct TuneReport {
     pub k: f64,
     /// Whether `K` was fitted.
     pub k_fitted: bool,
+    /// The labels' `K` in the targets and whether it is their own fitted
+    /// one, when labels are mixed in.
+    pub label_k: Option<(f64, bool)>,
+    /// The labels' own `K`, fitted against the results (Texel's method on
+    /// the labels alone), whether used or not.
+    pub label_k_own: Option<f64>,
+    /// How well the labels agree with the results.
+    pub label_agreement: Option<LabelAgreement>,
     /// The loss name (`ce` or `mse`).
     pub loss: &'static str,
     /// Training positions and held-out positions.
@@ -353,8 +399,32 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         }
     };
     objective.c = scale::c_of_k(k);
+    let mut label_k = None;
+    let mut label_k_own = None;
+    let mut agreement = None;
     if config.eval_weight > 0.0 {
-        let c = objective.c;
+        let labelled: Vec<usize> = (0..n).filter(|&i| train[i] && !positions.eval(i).is_nan()).collect();
+        let labels: Vec<f64> = labelled.iter().map(|&i| f64::from(positions.eval(i))).collect();
+        let results: Vec<f64> = labelled.iter().map(|&i| f64::from(positions.score(i))).collect();
+        let own = scale::fit_k(&labels, &results, SparseLoss::CrossEntropy).map_err(TuneError::Solver)?;
+        let (lk, fitted) = match (config.label_k, own) {
+            (LabelScale::Model, _) | (LabelScale::Auto, None) => (k, false),
+            (LabelScale::Fixed(v), _) => (v, false),
+            (LabelScale::Auto, Some(v)) => (v, true),
+        };
+        label_k = Some((lk, fitted));
+        label_k_own = own;
+        if !labelled.is_empty() {
+            let (wm, we) = objective.term_weights(&config.start);
+            let start_q: Vec<f64> = labelled.iter().map(|&i| objective.eval(i, &wm, &we)).collect();
+            agreement = Some(LabelAgreement {
+                positions: labelled.len(),
+                log_loss: scale::log_loss(&labels, &results, scale::c_of_k(own.unwrap_or(lk))),
+                start_log_loss: scale::log_loss(&start_q, &results, objective.c),
+                accuracy: scale::accuracy(&labels, &results),
+            });
+        }
+        let c = scale::c_of_k(lk);
         objective.targets = (0..n).map(|i| scale::target(positions.score(i), positions.eval(i), config.eval_weight, c)).collect();
     }
 
@@ -429,6 +499,9 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         stderr_note,
         k,
         k_fitted,
+        label_k,
+        label_k_own,
+        label_agreement: agreement,
         loss: match config.loss {
             SparseLoss::CrossEntropy => "ce",
             SparseLoss::Mse => "mse",

@@ -51,6 +51,24 @@ impl TuneReport {
             "Model: P(white scores) = 1 / (1 + 10^(-K·eval/400)), {k}; loss {}",
             if self.loss == "ce" { "cross-entropy" } else { "squared error" }
         );
+        if let Some((label_k, fitted)) = self.label_k {
+            let how = if fitted { " (the labels' own, fitted against the results)" } else { "" };
+            let own = match (fitted, self.label_k_own) {
+                (false, Some(own)) => format!("; the labels' own K against the results is {own:.4} (--label-k auto)"),
+                _ => String::new(),
+            };
+            let _ = writeln!(t, "Labels: target = W·σ(K_label·eval) + (1 − W)·result with K_label = {label_k:.4}{how}{own}");
+        }
+        if let Some(a) = &self.label_agreement {
+            let accuracy = a.accuracy.map_or("n/a (no decisive games)".to_string(), |x| format!("{:.1}%", 100.0 * x));
+            let _ = writeln!(
+                t,
+                "  labels vs results on {}: log-loss {:.6} (the starting weights: {:.6}); the label favours the winner in {accuracy} of decisive positions",
+                crate::plural::count(a.positions as u64, "position", "positions"),
+                a.log_loss,
+                a.start_log_loss
+            );
+        }
         let _ = writeln!(
             t,
             "Solver: {}, {} ({} over the positions) in {:.1} s; stopped: {}",
@@ -128,6 +146,10 @@ impl TuneReport {
             "features": self.features,
             "k": self.k,
             "k_fitted": self.k_fitted,
+            "label_k": self.label_k.map(|(k, _)| k),
+            "label_k_fitted": self.label_k.map(|(_, f)| f),
+            "label_k_own": self.label_k_own,
+            "label_agreement": self.label_agreement,
             "loss": self.loss,
             "solver": self.solver,
             "iterations": self.iterations,

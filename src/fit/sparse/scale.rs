@@ -48,6 +48,29 @@ impl CostFunction for KProblem<'_> {
     }
 }
 
+/// Mean log-loss of evaluations `q` against `results` at scale `c`.
+pub fn log_loss(q: &[f64], results: &[f64], c: f64) -> f64 {
+    mean_loss(q, results, c, SparseLoss::CrossEntropy)
+}
+
+/// Share of positions of decisive games (result 0 or 1) whose winner the
+/// evaluation favours (a zero evaluation counts half); `None` without any.
+pub fn accuracy(q: &[f64], results: &[f64]) -> Option<f64> {
+    let (mut right, mut decisive) = (0.0, 0usize);
+    for (&q, &t) in q.iter().zip(results) {
+        if t == 0.5 {
+            continue;
+        }
+        decisive += 1;
+        if (q > 0.0 && t == 1.0) || (q < 0.0 && t == 0.0) {
+            right += 1.0;
+        } else if q == 0.0 {
+            right += 0.5;
+        }
+    }
+    (decisive > 0).then(|| right / decisive as f64)
+}
+
 /// The search interval for `K`: from a hundredth of the usual scale to ten times it.
 pub const K_RANGE: (f64, f64) = (0.01, 10.0);
 

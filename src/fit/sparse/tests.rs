@@ -113,3 +113,46 @@ fn an_empty_training_set_names_only_the_reasons_that_applied() {
     assert_eq!(message(7, 7, 0), "no training positions left of the 7 read (7 held out)");
     assert_eq!(message(7, 3, 4), "no training positions left of the 7 read (3 held out, 4 from drawn games left out)");
 }
+
+/// Labels on another engine's scale: results follow σ(c·q) at K = 1 while
+/// the labels are q / 2 (as if the teacher's centipawns were half the
+/// model's). The labels' own K, 2, is fitted and reported whatever
+/// `--label-k` says; `model` fits the evaluation to the labels as they are
+/// (halving the weights), `auto` to the probabilities they imply.
+#[test]
+fn the_labels_own_k_is_fitted_apart_and_reported() {
+    let layout = FeatureLayout::parse("material_tapered,bishop_pair,tempo").unwrap();
+    let (plain, truth) = planted(40_000, 5);
+    let mut positions = Positions::new(layout.clone()).unwrap();
+    let mut x = vec![0.0; layout.len()];
+    for i in 0..plain.len() {
+        let terms: Vec<TermValue> = plain
+            .entries(i)
+            .iter()
+            .map(|&e| crate::dataset::positions::unpack(e))
+            .map(|(term, value)| TermValue { term: term as u16, value: value as i16 })
+            .collect();
+        layout.expand(&terms, plain.phase(i), &mut x);
+        let q: f64 = x.iter().zip(&truth).map(|(a, b)| a * b).sum();
+        positions.push(&terms, plain.phase(i), plain.score(i), (q / 2.0) as f32, plain.game(i));
+    }
+    let positions = Arc::new(positions);
+    let mut config = exact(truth.len());
+    config.eval_weight = 1.0;
+    config.standard_errors = false;
+    let model = tune(positions.clone(), &config, quiet()).unwrap();
+    let own = model.label_k_own.expect("fitted");
+    assert!((own - 2.0).abs() < 0.15, "{own}");
+    assert_eq!(model.label_k, Some((1.0, false)));
+    let agreement = model.label_agreement.clone().expect("labels");
+    assert_eq!(agreement.positions, 40_000);
+    assert!(agreement.log_loss < agreement.start_log_loss + 0.01, "{agreement:?}");
+    // Fitted to the labels' centipawns: about half the planted queen.
+    let queen = model.columns.iter().position(|c| c == "mg_Q").unwrap();
+    assert!((model.weights[queen] - truth[queen] / 2.0).abs() < 0.1 * truth[queen], "{}", model.weights[queen]);
+    config.label_k = LabelScale::Auto;
+    let auto = tune(positions, &config, quiet()).unwrap();
+    assert_eq!(auto.label_k, Some((own, true)));
+    // Fitted to the implied probabilities: about the planted queen.
+    assert!((auto.weights[queen] - truth[queen]).abs() < 0.1 * truth[queen], "{}", auto.weights[queen]);
+}
