@@ -221,7 +221,7 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
 fn resume_hint(error: anyhow::Error, output: &Path) -> anyhow::Error {
     let journal = crate::label::journal::path_for(output);
     if journal.exists() && error.downcast_ref::<crate::label::LabelError>().is_some_and(|e| matches!(e, crate::label::LabelError::Start { .. })) {
-        return error.context(format!("the positions done so far are kept in {}: run the same command again to resume", journal.display()));
+        return anyhow::anyhow!("{error:#} (the positions done so far are kept in {}: run the same command again to resume)", journal.display());
     }
     error
 }

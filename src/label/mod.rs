@@ -321,6 +321,7 @@ pub fn run(config: &LabelConfig, progress: &dyn LabelProgress) -> Result<LabelRe
     };
     progress.update(resumed, rows.len(), resumed);
 
+    let mut count = resumed;
     let cursor = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let start_error: Mutex<Option<LabelError>> = Mutex::new(None);
@@ -416,7 +417,7 @@ pub fn run(config: &LabelConfig, progress: &dyn LabelProgress) -> Result<LabelRe
             });
         }
         drop(tx);
-        let mut count = resumed;
+        count = resumed;
         let mut journal_error = None;
         for done in rx {
             if journal_error.is_none()
@@ -442,6 +443,10 @@ pub fn run(config: &LabelConfig, progress: &dyn LabelProgress) -> Result<LabelRe
         }
     });
     if let Some(error) = start_error.into_inner().expect("not poisoned") {
+        // A journal with nothing in it keeps nothing worth resuming.
+        if count == 0 {
+            journal.remove()?;
+        }
         return Err(error);
     }
     report.engine_id = engine_id.into_inner().expect("not poisoned");

@@ -157,6 +157,8 @@ fn bad_uci_specs_are_named() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
     assert!(!d.join("out.epd").exists());
+    // An engine that never started kept nothing: no journal is left to resume.
+    assert!(!d.join(".out.epd.label-journal").exists());
     let run = pgntune().current_dir(d).args(["label", "in.epd", "-o", "out.epd", "--wdl"]).assert().code(2);
     assert!(String::from_utf8_lossy(&run.get_output().stderr).contains("--wdl: the bundled engine"));
 }

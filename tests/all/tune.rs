@@ -196,6 +196,26 @@ fn label_scores_positions_and_keeps_their_tags() {
     assert!(stderr.contains("an EPD dataset holds no tags: the tags of rows.csv (White, Round) are not written"), "{stderr}");
 }
 
+/// `tune --verify` plays the tuned weights against their start and prints
+/// the verdict (issue 30: a collection made the engine weaker in silence).
+#[test]
+fn tune_verify_plays_the_tuned_weights_against_their_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = pgntune_in(d)
+        .arg("tune")
+        .arg(bundled_sample())
+        .args(["--features", "material_tapered,tempo", "--lambda", "1e-2", "--verify", "2", "--verify-nodes", "300", "-j", "2"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(stderr.contains("--verify: the tuned weights against their start, up to 2 pairs at 300 nodes per move"), "{stderr}");
+    assert!(stderr.contains("verify: After 4 games (2 pairs), tuned scored"), "{stderr}");
+    assert!(stderr.contains("against start"), "{stderr}");
+    // Two pairs cannot decide an SPRT: the weights are not called proven.
+    assert!(stderr.contains("not proven stronger than their start"), "{stderr}");
+}
+
 /// The summary's first line counts the columns that moved, as the
 /// "Columns:" line does: with a frozen pawn, 4 of material's 5. (It said
 /// "Tuned 5 columns" above "4 tuned, 1 frozen".) And λ = 0 reads as 0.
