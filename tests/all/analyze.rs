@@ -7,8 +7,9 @@ fn run(args: &[&str]) -> String {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn openrating_curve_alpha_and_three_figures() {
-    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let pgn = shared("pgnlearn/OpenRating.pgn");
     let dir = tempfile::tempdir().unwrap();
     let out = run(&[pgn.to_str().unwrap(), "--plot", dir.path().to_str().unwrap()]);
     // The maximum-likelihood α on all rows and on decisive rows bracket the article's 0.7 drawn by eye.
@@ -27,8 +28,9 @@ fn openrating_curve_alpha_and_three_figures() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn human_collections_grouped_by_player() {
-    let Some(dir) = shared("human") else { return };
+    let dir = shared("human");
     let mut files: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path().display().to_string()).collect();
     files.sort();
     let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
@@ -49,8 +51,9 @@ fn human_collections_grouped_by_player() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn comparing_engine_and_human_games_gives_z_scores() {
-    let (Some(engine), Some(human)) = (shared("pgnlearn/OpenRating.pgn"), shared("human/Kasparov.pgn")) else { return };
+    let (engine, human) = (shared("pgnlearn/OpenRating.pgn"), shared("human/Kasparov.pgn"));
     let out = run(&[engine.to_str().unwrap(), human.to_str().unwrap(), "--compare"]);
     let lines: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Piece values by input")).collect();
     assert!(lines[2].starts_with("OpenRating") && lines[3].starts_with("Kasparov"), "{out}");
@@ -70,8 +73,9 @@ fn grouping_a_dataset_by_tags_is_a_clear_error() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn bootstrap_intervals_resample_whole_games() {
-    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let pgn = shared("pgnlearn/OpenRating.pgn");
     let out = run(&[pgn.to_str().unwrap(), "--bootstrap", "40", "--seed", "3"]);
     let again = run(&[pgn.to_str().unwrap(), "--bootstrap", "40", "--seed", "3"]);
     // Everything but the solver's elapsed time is the same for the same seed.
@@ -81,8 +85,9 @@ fn bootstrap_intervals_resample_whole_games() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn datasets_with_game_ids_bootstrap_by_game_too() {
-    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let pgn = shared("pgnlearn/OpenRating.pgn");
     let dir = tempfile::tempdir().unwrap();
     let tsv = dir.path().join("rows.tsv");
     pgntune().args(["extract", "-q", pgn.to_str().unwrap(), "-o", tsv.to_str().unwrap()]).assert().success();

@@ -95,9 +95,10 @@ const EDGE: &[(&str, u64, u64, u64, u64, u64, u64)] = &[
 ];
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn edge_case_files_give_the_expected_counts() {
     for &(file, read, used, unknown, variant, cut, rows) in EDGE {
-        let Some(path) = shared(&format!("edge/{file}")) else { return };
+        let path = shared(&format!("edge/{file}"));
         let s = extract_file(&path);
         let got = (s.games_read, s.games_used, s.skipped_unknown_result, s.skipped_variant, s.games_cut, s.rows);
         assert_eq!(got, (read, used, unknown, variant, cut, rows), "{file}");
@@ -106,11 +107,12 @@ fn edge_case_files_give_the_expected_counts() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn chess960_games_replay_in_full() {
-    let Some(path) = shared("edge/python-chess/cutechess-fischerrandom.pgn") else { return };
+    let path = shared("edge/python-chess/cutechess-fischerrandom.pgn");
     let s = extract_file(&path);
     assert_eq!((s.games_used, s.games_cut, s.problem_count), (4, 0, 0));
-    let Some(path) = shared("engine/TCEC_Season_16_-_Frc_Sufi.pgn") else { return };
+    let path = shared("engine/TCEC_Season_16_-_Frc_Sufi.pgn");
     let s = extract_file(&path);
     assert!(s.games_read > 0);
     assert_eq!((s.games_cut, s.skipped_bad_fen, s.skipped_variant), (0, 0, 0), "{:?}", s.problems);
@@ -124,9 +126,10 @@ fn result_tags(path: &std::path::Path) -> u64 {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn every_human_and_engine_file_is_read_completely() {
     for dir in ["human", "engine"] {
-        let Some(dir) = shared(dir) else { return };
+        let dir = shared(dir);
         // Files only: the collections may hold folders of more games.
         let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
         files.sort();
@@ -143,6 +146,7 @@ fn every_human_and_engine_file_is_read_completely() {
 /// The filter's fast check test must agree with shakmaty's `is_check` on
 /// every move of real games, Chess960 included.
 #[test]
+#[ignore = "needs ../shared/data"]
 fn fast_check_test_agrees_with_is_check_on_real_games() {
     use std::ops::ControlFlow;
 
@@ -190,7 +194,7 @@ fn fast_check_test_agrees_with_is_check_on_real_games() {
 
     let mut checker = Checker { moves: 0, checks: 0 };
     for file in ["human/Kasparov.pgn", "human/Tal.pgn", "engine/TCEC_Season_16_-_Frc_Sufi.pgn", "edge/python-chess/cutechess-fischerrandom.pgn"] {
-        let Some(path) = shared(file) else { return };
+        let path = shared(file);
         Reader::new(std::fs::File::open(path).unwrap()).visit_all_games(&mut checker).unwrap();
     }
     assert!(checker.moves > 300_000 && checker.checks > 10_000, "{} moves, {} checks", checker.moves, checker.checks);
