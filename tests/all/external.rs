@@ -13,7 +13,7 @@ pub(crate) fn tool(name: &str, package: &str) -> String {
 }
 
 /// The `key v1 v2 …` lines the scripts print.
-fn values(output: &[u8], key: &str) -> Vec<f64> {
+pub(crate) fn values(output: &[u8], key: &str) -> Vec<f64> {
     let text = String::from_utf8_lossy(output);
     let line = text.lines().find(|l| l.split_whitespace().next() == Some(key)).unwrap_or_else(|| panic!("no '{key}' line in:\n{text}"));
     line.split_whitespace().skip(1).map(|v| v.parse().unwrap()).collect()
@@ -40,7 +40,7 @@ fn pgntune_fit(rows: &std::path::Path) -> (Vec<f64>, Vec<f64>) {
     (get("theta"), get("stderr"))
 }
 
-fn repo(path: &str) -> std::path::PathBuf {
+pub(crate) fn repo(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
