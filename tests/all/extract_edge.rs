@@ -199,3 +199,25 @@ fn fast_check_test_agrees_with_is_check_on_real_games() {
     }
     assert!(checker.moves > 300_000 && checker.checks > 10_000, "{} moves, {} checks", checker.moves, checker.checks);
 }
+
+// Issue 33's PGN edge cases, each named after what was wrong.
+
+#[test]
+fn openings_use_the_games_before_a_truncated_last_game_and_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let games = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n\n";
+    // The last game is cut inside a comment: the reader cannot read it at all.
+    std::fs::write(d.join("cut.pgn"), format!("{games}[Event \"c\"]\n[Result \"1-0\"]\n\n1. c4 {{a comment cut sh")).unwrap();
+    let out = pgntune().current_dir(d).args(["openings", "cut.pgn", "--plies", "2", "--out", "o.epd", "-q"]).assert().success().get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pgntune: warning: cut.pgn: game 3: unreadable PGN: unterminated comment"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(d.join("o.epd")).unwrap().lines().count(), 2);
+    // Cut inside its moves (no marker), the last game's moves are used, with a warning.
+    std::fs::write(d.join("short.pgn"), format!("{games}[Event \"c\"]\n[Result \"1-0\"]\n\n1. c4 c5 2. Nc3")).unwrap();
+    let out =
+        pgntune().current_dir(d).args(["openings", "short.pgn", "--plies", "2", "--out", "s.epd", "-q"]).assert().success().get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("short.pgn: game 3: the file ends inside this game"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(d.join("s.epd")).unwrap().lines().count(), 3);
+}
