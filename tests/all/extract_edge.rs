@@ -202,6 +202,62 @@ fn fast_check_test_agrees_with_is_check_on_real_games() {
 
 // Issue 33's PGN edge cases, each named after what was wrong.
 
+fn extract_text(text: &str) -> pgntune::pgn::ExtractStats {
+    extract_all(&[memory("t.pgn", text)], &ExtractConfig::default()).0
+}
+
+fn problems(stats: &pgntune::pgn::ExtractStats) -> String {
+    stats.problems.iter().map(|p| format!("{p}\n")).collect()
+}
+
+#[test]
+fn a_result_of_2_0_is_an_unreadable_result_not_a_cut_short_file() {
+    let text = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n[Event \"b\"]\n[Result \"2-0\"]\n\n1. d4 d5 2. c4 e6 2-0\n";
+    let stats = extract_text(text);
+    assert_eq!((stats.games_read, stats.games_used, stats.skipped_bad_result, stats.skipped_unknown_result), (2, 1, 1, 0));
+    let said = problems(&stats);
+    assert!(said.contains("t.pgn: game 2: [Result \"2-0\"] is not a result (1-0, 0-1, 1/2-1/2 or *); skipped"), "{said}");
+    assert!(!said.contains("cut short"), "{said}");
+    assert!(stats.summary_line().contains("skipped 1 unreadable result;"), "{}", stats.summary_line());
+    // Whatever --unknown-result says: it is not an unknown result.
+    let config = ExtractConfig { unknown_result: pgntune::pgn::UnknownResult::Draw, ..ExtractConfig::default() };
+    assert_eq!(extract_all(&[memory("t.pgn", text)], &config).0.skipped_bad_result, 1);
+}
+
+#[test]
+fn a_result_tag_that_disagrees_with_the_marker_is_counted_and_named() {
+    let text = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1\n\n[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n";
+    let (stats, rows) = extract_all(&[memory("t.pgn", text)], &ExtractConfig::default());
+    assert_eq!((stats.games_used, stats.result_disagreements, stats.problem_count), (2, 1, 1));
+    let said = problems(&stats);
+    assert!(said.contains("t.pgn: game 1: [Result \"1-0\"] disagrees with the result marker 0-1 at the end of the moves; the tag is used"), "{said}");
+    assert!(stats.summary_line().contains("; 1 game whose Result tag and result marker disagree (the tag used);"), "{}", stats.summary_line());
+    // The tag is what the rows of game 1 say.
+    let first_game: Vec<f64> = (0..rows.len()).filter(|&i| rows.games[i] == 0).map(|i| rows.results[i].score()).collect();
+    assert!(!first_game.is_empty() && first_game.iter().all(|&s| s == 1.0), "{first_game:?}");
+}
+
+#[test]
+fn a_tag_over_16_kb_is_one_unreadable_game_not_two() {
+    let long = "x".repeat(20_000);
+    let text = format!(
+        "[Event \"a\"]\n[Annotator \"{long}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n"
+    );
+    let stats = extract_text(&text);
+    assert_eq!((stats.games_read, stats.games_used, stats.skipped_unreadable), (2, 1, 1), "{}", problems(&stats));
+    assert!(
+        problems(&stats).contains("game 1: unreadable PGN: unterminated tag (a tag line without its closing quote, or too long"),
+        "{}",
+        problems(&stats)
+    );
+    // split counts it once too, and keeps it whole in one shard.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("long.pgn"), &text).unwrap();
+    pgntune().current_dir(dir.path()).args(["split", "long.pgn", "--games", "1", "-q", "-o", "shards"]).assert().success();
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("shards/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["shards"].as_array().unwrap().len(), 2, "{manifest}");
+}
+
 #[test]
 fn openings_use_the_games_before_a_truncated_last_game_and_warn() {
     let dir = tempfile::tempdir().unwrap();
