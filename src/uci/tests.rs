@@ -270,3 +270,18 @@ fn an_unreadable_go_limit_is_named_back() {
     assert!(output.contains("info string go: ignored nodes 'x' (not a number this engine reads)\n"), "{output}");
     assert!(output.lines().any(|l| l.starts_with("info depth 3 ")), "{output}");
 }
+
+/// Issue 33: under `UCI_Chess960`, `go perft` wrote castling as the king's
+/// two squares (`e1g1`), unlike every other move this session writes.
+#[test]
+fn go_perft_under_uci_chess960_writes_castling_king_takes_rook() {
+    let position = "position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\ngo perft 1\n";
+    let chess960 = session(&format!("setoption name UCI_Chess960 value true\n{position}"));
+    let lines: Vec<&str> = chess960.lines().collect();
+    assert!(lines.contains(&"e1h1: 1") && lines.contains(&"e1a1: 1"), "{chess960}");
+    assert!(!lines.contains(&"e1g1: 1") && !lines.contains(&"e1c1: 1"), "{chess960}");
+    assert!(chess960.contains("Nodes searched: 26"), "{chess960}");
+    // Without the option, the king's two squares, as before.
+    let standard = session(position);
+    assert!(standard.lines().any(|l| l == "e1g1: 1") && !standard.contains("e1h1"), "{standard}");
+}
