@@ -212,6 +212,11 @@ impl<'a, W: Write + Send> Session<'a, W> {
                         let until = if endless { "; with no other limit, the search runs until 'stop'" } else { "" };
                         self.info_string(&format!("go: ignored {} (not a number this engine reads){until}", go.unreadable.join(", ")))?;
                     }
+                    let (legal, illegal) = self.game.searchmoves(&go);
+                    if !illegal.is_empty() && self.game.valid {
+                        let all = if legal.is_empty() { "; searching every move" } else { "" };
+                        self.info_string(&format!("go searchmoves: ignored {} (not a legal move here){all}", illegal.join(", ")))?;
+                    }
                     if self.game.valid {
                         *running = Some(self.start_search(scope, &go, stop)?);
                     } else {
