@@ -106,7 +106,7 @@ impl PerftCommand {
     /// The library's configuration.
     fn config(&self) -> Result<PerftConfig> {
         let position = position(&self.fen)?;
-        Ok(PerftConfig { position, depth: self.depth, divide: self.divide })
+        Ok(PerftConfig::new(position, self.depth, self.divide))
     }
 }
 

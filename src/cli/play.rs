@@ -229,6 +229,9 @@ impl OpeningsCommand {
 
 pub(super) fn run_openings(args: OpeningsCommand) -> Result<()> {
     let report = build_suite(&args.config())?;
+    // Also with -q: a warning is not a note.
+    let shown = report.problems.len().min(crate::pgn::extract::PROBLEMS_KEPT);
+    super::extract::warn_problems(&report.problems[..shown], report.problems.len() as u64);
     if !args.quiet {
         eprintln!(
             "{} after {} written to {}",

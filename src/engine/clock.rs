@@ -10,6 +10,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use shakmaty::Move;
+
 use super::params::{
     CHECK_INTERVAL, DEFAULT_MOVES_TO_GO, HARD_LIMIT_FACTOR, HARD_LIMIT_MAX_PERCENT, INCREMENT_PERCENT, MOVE_OVERHEAD, SOFT_LIMIT_PERCENT,
 };
@@ -42,11 +44,13 @@ pub struct Limits {
     pub infinite: bool,
     /// Time kept back from every timed move for latency.
     pub move_overhead: Duration,
+    /// The root moves to consider (UCI `go searchmoves`); empty: all of them.
+    pub searchmoves: Vec<Move>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { depth: None, nodes: None, movetime: None, clock: None, infinite: false, move_overhead: MOVE_OVERHEAD }
+        Limits { depth: None, nodes: None, movetime: None, clock: None, infinite: false, move_overhead: MOVE_OVERHEAD, searchmoves: Vec::new() }
     }
 }
 

@@ -234,6 +234,7 @@ impl Engine {
             seldepth: 0,
             stopped: false,
             root_best: None,
+            searchmoves: &limits.searchmoves,
         };
         searcher.iterate(&root, max_depth.max(1), on_info)
     }
@@ -271,6 +272,7 @@ impl Engine {
             seldepth: 0,
             stopped: false,
             root_best: None,
+            searchmoves: &[],
         };
         let (score, line) = searcher.quiescence_root(&root);
         if score.abs() >= params::MATE_BOUND {

@@ -7,7 +7,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use super::position::HashedPosition;
 
@@ -25,6 +25,19 @@ pub struct PerftConfig {
     pub depth: u32,
     /// Also count per first move.
     pub divide: bool,
+    /// How the per-move lines write castling: king two squares
+    /// (`e1g1`), or king takes rook (`e1h1`) as a GUI with `UCI_Chess960`
+    /// expects, whatever the position's own castling rights look like.
+    pub castling: CastlingMode,
+}
+
+impl PerftConfig {
+    /// A count of `position` to `depth`, castling written as the position's
+    /// own rights suggest (Chess960 notation only where they need it).
+    pub fn new(position: Chess, depth: u32, divide: bool) -> PerftConfig {
+        let castling = position.castles().mode();
+        PerftConfig { position, depth, divide, castling }
+    }
 }
 
 /// A perft's counts. `Display` writes them as engines do: with `divide`,
@@ -44,7 +57,7 @@ pub struct PerftReport {
 /// Counts the tree of `config`.
 pub fn run(config: &PerftConfig) -> PerftReport {
     let started = Instant::now();
-    let mode = config.position.castles().mode();
+    let mode = config.castling;
     let root = HashedPosition::new(config.position.clone());
     let (divide, nodes) = if config.divide {
         let split: Vec<(String, u64)> = divide(&root, config.depth).into_iter().map(|(m, n)| (UciMove::from_move(m, mode).to_string(), n)).collect();
@@ -134,12 +147,12 @@ mod tests {
 
     #[test]
     fn the_report_divides_like_engines_do() {
-        let report = run(&PerftConfig { position: Chess::default(), depth: 2, divide: true });
+        let report = run(&PerftConfig::new(Chess::default(), 2, true));
         assert_eq!((report.nodes, report.divide.len()), (400, 20));
         assert_eq!(report.divide[0].1, 20);
         let text = report.to_string();
         assert!(text.ends_with("\nNodes searched: 400\n") && text.lines().filter(|l| l.ends_with(": 20")).count() == 20, "{text}");
-        assert_eq!(run(&PerftConfig { position: Chess::default(), depth: 0, divide: true }).nodes, 1);
+        assert_eq!(run(&PerftConfig::new(Chess::default(), 0, true)).nodes, 1);
     }
 
     #[test]

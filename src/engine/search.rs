@@ -16,7 +16,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use shakmaty::{Move, Position, Role};
+use shakmaty::{Move, MoveList, Position, Role};
 
 use super::clock::Clock;
 use super::eval::Evaluator;
@@ -75,6 +75,8 @@ pub(super) struct Searcher<'a> {
     /// The best root move of the current iteration, once one has been
     /// searched completely and raised alpha.
     pub root_best: Option<Move>,
+    /// The only root moves to search (UCI `go searchmoves`); empty: all.
+    pub searchmoves: &'a [Move],
 }
 
 /// A completed (or usefully interrupted) iteration.
@@ -87,7 +89,7 @@ struct Iteration {
 impl Searcher<'_> {
     /// Iterative deepening from `root` until the clock or `max_depth` ends it.
     pub fn iterate(&mut self, root: &HashedPosition, max_depth: u32, on_info: &mut dyn FnMut(&SearchInfo)) -> SearchResult {
-        let root_moves = root.legal_moves();
+        let root_moves = self.root_moves(root);
         if root_moves.is_empty() {
             let score = if root.chess().is_check() { Score::Mate(0) } else { Score::Cp(DRAW) };
             return self.result(None, score, 0);
@@ -167,6 +169,17 @@ impl Searcher<'_> {
                 result
             }
         }
+    }
+
+    /// The legal moves at the root, less those `go searchmoves` leaves out.
+    /// When it names no legal move at all, every move is searched (a move
+    /// is better than none).
+    fn root_moves(&self, root: &HashedPosition) -> MoveList {
+        let mut moves = root.legal_moves();
+        if moves.iter().any(|m| self.searchmoves.contains(m)) {
+            moves.retain(|m| self.searchmoves.contains(m));
+        }
+        moves
     }
 
     fn result(&self, best: Option<Move>, score: Score, depth: u32) -> SearchResult {
@@ -325,7 +338,7 @@ impl Searcher<'_> {
             }
         }
 
-        let moves = pos.legal_moves();
+        let moves = if root { self.root_moves(pos) } else { pos.legal_moves() };
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }

@@ -134,11 +134,12 @@ fn fifty_move_rule_is_a_draw_unless_mate() {
 
 #[test]
 fn insufficient_material_is_a_draw() {
-    // White can take the last pawn, leaving a bare knight: a dead draw,
-    // which is still better than nothing for black.
-    let root = pos("8/8/4k3/8/8/3N4/3p4/3K4 b - - 0 1");
+    // A rook down, white takes it with the knight: a bare knight against a
+    // bare king is a dead draw, scored 0 (not a knight up), and far better
+    // than every other move.
+    let root = pos("k7/8/8/4r3/8/5N2/8/7K w - - 0 1");
     let result = search(&mut engine(), &root, &[], Limits::depth(6));
-    assert!(result.best.is_some());
+    assert_eq!((uci(result.best.unwrap()), result.score), ("f3e5".to_string(), Score::Cp(0)), "{result:?}");
     let bare = pos("8/8/4k3/8/8/3N4/8/3K4 w - - 0 1");
     let result = search(&mut engine(), &bare, &[], Limits::depth(4));
     assert_eq!(result.score, Score::Cp(0));
@@ -188,24 +189,32 @@ fn info_is_reported_per_iteration_with_a_legal_pv() {
 }
 
 #[test]
-fn a_raised_stop_flag_still_gives_a_legal_move() {
-    let root = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 8");
+fn a_raised_stop_flag_still_gives_the_best_ordered_move() {
+    // Stopped before depth 1: the move ordering's first move, which is the
+    // capture of the undefended queen (the only capture), not just any
+    // legal move.
+    let root = pos("k7/8/8/3q4/8/8/3R4/K7 w - - 0 1");
     let stop = AtomicBool::new(true);
     let result = engine().search(&root, &[], &Limits::infinite(), &stop, &mut |_| {});
-    assert!(root.is_legal(result.best.unwrap()));
+    assert_eq!(uci(result.best.unwrap()), "d2d5");
     assert!(result.nodes <= 2 * params::CHECK_INTERVAL);
 }
 
 #[test]
 fn a_timed_search_respects_its_clock() {
-    let root = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 8");
-    let limits = Limits {
+    let clock = Limits {
         clock: Some(GameClock { time_left: Duration::from_millis(1_000), increment: Duration::from_millis(10), moves_to_go: None }),
         ..Limits::default()
     };
-    let result = search(&mut engine(), &root, &[], limits);
-    assert!(result.best.is_some());
+    let root = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 8");
+    let result = search(&mut engine(), &root, &[], clock.clone());
+    assert!(root.is_legal(result.best.unwrap()));
     assert!(result.time < Duration::from_millis(400), "{:?}", result.time);
+    // And what it plays in that time is found, not just any move: the
+    // back-rank mate Qd8#.
+    let mate = pos("6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1");
+    let result = search(&mut engine(), &mate, &[], clock);
+    assert_eq!((uci(result.best.unwrap()), result.score), ("d1d8".to_string(), Score::Mate(1)), "{result:?}");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use super::filter::{FilterConfig, QuietFilter};
 use super::input::{self, ByteCounters, InputSource, OpenError};
-use super::record::{GameRecord, Joiner, RecordVisitor};
+use super::record::{GameRecord, Joiner, RecordVisitor, ResultCheck};
 use super::replay::{self, StartError};
 use crate::dataset::{DatasetError, GameResult, RowBatch, Schema};
 use crate::features::{FeatureLayout, TermScratch, TermValue};
@@ -150,7 +150,12 @@ impl Problem {
     /// for every command that reads games.
     pub fn unreadable(file: &str, game: &GameRecord) -> Option<Problem> {
         let message = game.parse_error.as_ref()?;
-        Some(Problem { file: file.to_string(), game: game.number, ply: None, message: format!("unreadable PGN: {message}") })
+        let why = if message == super::record::UNTERMINATED_TAG {
+            " (a tag line without its closing quote, or too long to read: over 4 KB; the game is skipped)"
+        } else {
+            ""
+        };
+        Some(Problem { file: file.to_string(), game: game.number, ply: None, message: format!("unreadable PGN: {message}{why}") })
     }
 
     /// The problem of a game the input ended inside (see
@@ -201,8 +206,13 @@ pub struct ExtractStats {
     pub games_recognised: u64,
     /// Games that contributed positions (including games cut at a bad move).
     pub games_used: u64,
-    /// Skipped: `[Result]` is `*`, missing or malformed.
+    /// Skipped: `[Result]` is `*` or missing.
     pub skipped_unknown_result: u64,
+    /// Skipped: `[Result]` is not a result at all (`2-0`, say).
+    pub skipped_bad_result: u64,
+    /// Games whose `[Result]` tag and movetext marker disagree; the tag
+    /// is used (each is also a problem, named in a warning).
+    pub result_disagreements: u64,
     /// Skipped: a variant pgntune does not replay.
     pub skipped_variant: u64,
     /// Skipped: a `[FEN]` that is not a legal position.
@@ -242,7 +252,12 @@ impl ExtractStats {
 
     /// Games skipped for any reason.
     pub fn games_skipped(&self) -> u64 {
-        self.skipped_unknown_result + self.skipped_variant + self.skipped_bad_fen + self.skipped_bad_moves + self.skipped_unreadable
+        self.skipped_unknown_result
+            + self.skipped_bad_result
+            + self.skipped_variant
+            + self.skipped_bad_fen
+            + self.skipped_bad_moves
+            + self.skipped_unreadable
     }
 
     fn merge(&mut self, other: &ExtractStats) {
@@ -250,6 +265,8 @@ impl ExtractStats {
         self.games_recognised += other.games_recognised;
         self.games_used += other.games_used;
         self.skipped_unknown_result += other.skipped_unknown_result;
+        self.skipped_bad_result += other.skipped_bad_result;
+        self.result_disagreements += other.result_disagreements;
         self.skipped_variant += other.skipped_variant;
         self.skipped_bad_fen += other.skipped_bad_fen;
         self.skipped_bad_moves += other.skipped_bad_moves;
@@ -271,6 +288,7 @@ impl ExtractStats {
         let mut skipped = Vec::new();
         for (n, why) in [
             (self.skipped_unknown_result, "unknown result"),
+            (self.skipped_bad_result, "unreadable result"),
             (self.skipped_variant, "variant"),
             (self.skipped_bad_fen, "bad FEN"),
             (self.skipped_bad_moves, "bad moves"),
@@ -283,9 +301,17 @@ impl ExtractStats {
         let skipped = if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") };
         let cut = if self.games_cut > 0 { format!(" ({} cut at a bad move)", self.games_cut) } else { String::new() };
         let dropped = if self.duplicates > 0 { format!(" ({} repeated positions dropped)", self.duplicates) } else { String::new() };
+        let disagree = if self.result_disagreements > 0 {
+            format!(
+                "; {} whose Result tag and result marker disagree (the tag used)",
+                crate::plural::count(self.result_disagreements, "game", "games")
+            )
+        } else {
+            String::new()
+        };
         let mb_per_s = if self.seconds > 0.0 { self.text_bytes as f64 / 1e6 / self.seconds } else { 0.0 };
         format!(
-            "games read {}, used {}{cut}, skipped {skipped}; rows {}{dropped}; {:.2} s, {:.1} MB/s",
+            "games read {}, used {}{cut}, skipped {skipped}{disagree}; rows {}{dropped}; {:.2} s, {:.1} MB/s",
             self.games_read, self.games_used, self.rows, self.seconds, mb_per_s
         )
     }
@@ -743,6 +769,24 @@ fn process_game(
         stats.skipped_unreadable += 1;
         problem.note(&mut stats.problems, &mut stats.problem_count);
         return;
+    }
+    match game.check_result() {
+        // Not a result at all: the game is skipped whatever
+        // --unknown-result says, and its marker is missing for the same
+        // reason (`2-0` is no marker either), not because the file was cut.
+        ResultCheck::Unreadable(tag) => {
+            stats.skipped_bad_result += 1;
+            let tag = super::decode_text(tag);
+            note_problem(stats, file, game, None, format!("[Result \"{tag}\"] is not a result (1-0, 0-1, 1/2-1/2 or *); skipped"));
+            return;
+        }
+        ResultCheck::Disagree { tag, marker } => {
+            stats.result_disagreements += 1;
+            let tag = super::decode_text(tag);
+            let message = format!("[Result \"{tag}\"] disagrees with the result marker {marker} at the end of the moves; the tag is used");
+            note_problem(stats, file, game, None, message);
+        }
+        ResultCheck::Agree => {}
     }
     if let Some(problem) = Problem::unfinished(file, game) {
         problem.note(&mut stats.problems, &mut stats.problem_count);

@@ -44,6 +44,9 @@ pub struct GameRecord {
     pub has_tags: bool,
     /// Whether the movetext ended with a termination marker.
     pub terminated: bool,
+    /// The termination marker itself (`1-0`, `0-1`, `1/2-1/2`, `*`), if
+    /// there was one: the result the movetext says, beside the tag's.
+    pub marker: Option<&'static str>,
     /// Whether the input ended inside this game: it has tags, and its
     /// movetext runs to the end of the input without a termination marker.
     /// A file cut short ends like this (so does one whose writer left the
@@ -67,6 +70,39 @@ impl GameRecord {
 
     fn new(input: usize, kept_tags: usize) -> GameRecord {
         GameRecord { input, kept_tags: vec![None; kept_tags], moves: Vec::with_capacity(128), ..GameRecord::default() }
+    }
+}
+
+/// What a game's `[Result]` tag and its termination marker say together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultCheck<'a> {
+    /// Nothing to say: they agree, or one of them is missing.
+    Agree,
+    /// The tag is none of `1-0`, `0-1`, `1/2-1/2` and `*` (`2-0`, say):
+    /// the game's result cannot be read.
+    Unreadable(&'a [u8]),
+    /// The tag and the marker say different results. The tag is the
+    /// game's result, as pgnlearn read it.
+    Disagree {
+        /// The tag's value.
+        tag: &'a [u8],
+        /// The marker ending the movetext.
+        marker: &'static str,
+    },
+}
+
+impl GameRecord {
+    /// Whether the `[Result]` tag can be read and agrees with the marker.
+    pub fn check_result(&self) -> ResultCheck<'_> {
+        let Some(tag) = self.result.as_deref() else { return ResultCheck::Agree };
+        let value = tag.trim_ascii();
+        if !matches!(value, b"1-0" | b"0-1" | b"1/2-1/2" | b"*") {
+            return ResultCheck::Unreadable(tag);
+        }
+        match self.marker {
+            Some(marker) if marker.as_bytes() != value => ResultCheck::Disagree { tag, marker },
+            _ => ResultCheck::Agree,
+        }
     }
 }
 
@@ -160,6 +196,7 @@ impl Visitor for RecordVisitor {
     fn outcome(&mut self, movetext: &mut Movetext, outcome: pgn_reader::Outcome) -> ControlFlow<Self::Output> {
         let game = &mut movetext.current;
         game.terminated = true;
+        game.marker = Some(outcome.as_str());
         // A game without a Result tag (a bare list of moves, as some tools
         // write them) says its result here; the tag, where there is one,
         // stays the result, as pgnlearn read it.
@@ -177,22 +214,51 @@ impl Visitor for RecordVisitor {
     }
 }
 
+/// pgn-reader's error for a tag line it cannot read whole: one without its
+/// closing quote, or one longer than its buffer holds (over 4 KB may be,
+/// over about 16 KB always is). It goes on at the next line, in the same
+/// game's tags.
+pub const UNTERMINATED_TAG: &str = "unterminated tag";
+
 /// Joins a game that a blank line cut before its termination marker with
 /// the tagless stretch that follows it, and numbers games within an input.
 #[derive(Debug, Default)]
 pub struct Joiner {
     held: Option<GameRecord>,
+    /// A game whose tag line the reader gave up on, waiting for the rest of it.
+    lost_tag: Option<GameRecord>,
     numbered: u64,
 }
 
 impl Joiner {
     /// Feeds the next record read; returns the games that are complete.
     pub fn push(&mut self, record: GameRecord, out: &mut Vec<GameRecord>) {
+        let lost_tag = record.parse_error.as_deref() == Some(UNTERMINATED_TAG);
+        if let Some(lost) = self.lost_tag.take() {
+            // The reader went on after the bad tag line: what it reads next
+            // (the other tags and the moves) is the rest of the same game,
+            // which stays one unreadable game, not two.
+            if lost_tag {
+                self.lost_tag = Some(lost);
+            } else {
+                let rest = GameRecord { parse_error: lost.parse_error, start: lost.start, has_tags: true, ..record };
+                self.emit(rest, out);
+            }
+            return;
+        }
+        if lost_tag {
+            if let Some(held) = self.held.take() {
+                self.emit(held, out);
+            }
+            self.lost_tag = Some(record);
+            return;
+        }
         match self.held.take() {
             Some(mut held) if !record.has_tags && record.parse_error.is_none() => {
                 held.moves.extend_from_slice(&record.moves);
                 held.evals.extend_from_slice(&record.evals);
                 held.terminated = record.terminated;
+                held.marker = record.marker;
                 // The marker that ends the joined game, if its tags had no result.
                 held.result = held.result.or(record.result);
                 self.hold_or_emit(held, out);
@@ -211,6 +277,9 @@ impl Joiner {
     pub fn finish(&mut self, out: &mut Vec<GameRecord>) {
         if let Some(held) = self.held.take() {
             self.emit(GameRecord { unfinished: true, ..held }, out);
+        }
+        if let Some(lost) = self.lost_tag.take() {
+            self.emit(lost, out);
         }
     }
 
@@ -297,6 +366,40 @@ c4 *
     fn blank_line_inside_a_game_does_not_end_it() {
         let text = "[Result \"1-0\"]\n\n{ intro }\n\n1. e4 e5\n\n2. Nf3 1-0\n\n[Result \"*\"]\n\n1. d4 *\n";
         assert_eq!(read(text), [(true, 3, true), (true, 1, true)]);
+    }
+
+    #[test]
+    fn a_tag_line_too_long_to_read_is_one_unreadable_game_not_two() {
+        // What extraction does with the reader's error: an unreadable game.
+        let text = format!("[Event \"a\"]\n[Annotator \"{}\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n[Result \"0-1\"]\n\n1. d4 0-1\n", "x".repeat(20_000));
+        let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.into_bytes()));
+        let mut visitor = RecordVisitor::new(0, &[]);
+        let (mut joiner, mut out) = (Joiner::default(), vec![]);
+        loop {
+            match reader.read_game(&mut visitor) {
+                Ok(Some(records)) => records.into_iter().for_each(|r| joiner.push(r, &mut out)),
+                Ok(None) => break,
+                Err(e) => joiner.push(GameRecord { parse_error: Some(e.to_string()), ..GameRecord::default() }, &mut out),
+            }
+        }
+        joiner.finish(&mut out);
+        let games: Vec<(u64, Option<&str>, usize)> = out.iter().map(|g| (g.number, g.parse_error.as_deref(), g.moves.len())).collect();
+        assert_eq!(games, [(1, Some(UNTERMINATED_TAG), 1), (2, None, 1)]);
+    }
+
+    #[test]
+    fn the_result_tag_is_checked_against_the_marker() {
+        let checks = |text: &str| -> Vec<String> { records(text).iter().map(|g| format!("{:?}", g.check_result())).collect() };
+        assert_eq!(checks("[Result \"1-0\"]\n\n1. e4 1-0\n"), ["Agree"]);
+        // No tag: the marker is the result; no marker: nothing to compare.
+        assert_eq!(checks("e4 e5 0-1\n"), ["Agree"]);
+        assert_eq!(checks("[Result \"1-0\"]\n\n1. e4\n"), ["Agree"]);
+        assert_eq!(checks("[Result \"1-0\"]\n\n1. e4 0-1\n"), ["Disagree { tag: [49, 45, 48], marker: \"0-1\" }"]);
+        assert_eq!(checks("[Result \"*\"]\n\n1. e4 1/2-1/2\n"), ["Disagree { tag: [42], marker: \"1/2-1/2\" }"]);
+        assert_eq!(checks("[Result \"2-0\"]\n\n1. e4 2-0\n"), ["Unreadable([50, 45, 48])"]);
+        // A marker after a blank line inside the movetext is the joined game's.
+        assert_eq!(checks("[Result \"1-0\"]\n\n1. e4 e5\n\n2. Nf3 0-1\n").len(), 1);
+        assert_eq!(records("[Result \"1-0\"]\n\n1. e4 e5\n\n2. Nf3 0-1\n")[0].marker, Some("0-1"));
     }
 
     #[test]

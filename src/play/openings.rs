@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -17,8 +17,9 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, PositionError};
 
 use crate::engine::{Engine, Evaluator, Limits, Score};
+use crate::pgn::extract::Problem;
 use crate::pgn::input::{ByteCounters, InputSource, open};
-use crate::pgn::record::{Joiner, RecordVisitor};
+use crate::pgn::record::{GameRecord, Joiner, RecordVisitor};
 use crate::pgn::replay::{position_from_fen, resolve, start_position};
 use crate::weights::Weights;
 
@@ -177,7 +178,7 @@ pub enum OpeningError {
 pub fn load(path: &Path, plies: usize) -> Result<Vec<Opening>, OpeningError> {
     let name = path.display().to_string();
     let is_epd = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("epd"));
-    let openings = if is_epd { load_epd(path)? } else { load_pgn(path, Some(plies), true)? };
+    let openings = if is_epd { load_epd(path)? } else { load_pgn(path, Some(plies), true)?.0 };
     if openings.is_empty() {
         return Err(OpeningError::Empty(name));
     }
@@ -240,11 +241,11 @@ fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
     Ok(openings)
 }
 
-/// The main lines of the games in `path` (at most `plies` moves each).
-/// `strict`: a game that cannot be replayed is an error (a suite must be
-/// played as written); else it is skipped (building a suite from a
-/// collection).
-fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Opening>, OpeningError> {
+/// The main lines of the games in `path` (at most `plies` moves each), and
+/// the problems met on the way. `strict`: a game that cannot be read or
+/// replayed is an error (a suite must be played as written); else it is
+/// skipped, and named in the problems (building a suite from a collection).
+fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<(Vec<Opening>, Vec<Problem>), OpeningError> {
     let name = path.display().to_string();
     let stream = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())?;
     let mut reader = pgn_reader::Reader::new(stream.reader);
@@ -255,10 +256,17 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
         match reader.read_game(&mut visitor) {
             Ok(Some(games)) => games.into_iter().for_each(|g| joiner.push(g, &mut records)),
             Ok(None) => break,
+            // Text the PGN reader cannot parse (an unterminated comment or
+            // tag, as in a file cut short) is one unreadable game, as
+            // extraction reads it: the games before it are kept.
+            Err(source) if source.kind() == std::io::ErrorKind::InvalidData && !stream.stream_failed.load(Ordering::Relaxed) => {
+                joiner.push(GameRecord { parse_error: Some(source.to_string()), ..GameRecord::default() }, &mut records);
+            }
             Err(source) => return Err(OpeningError::Read { path: name, source }),
         }
     }
     joiner.finish(&mut records);
+    let mut problems = Vec::new();
     // A file of text with not one tag nor one playable tagless game is no
     // PGN at all (a binary file, say): said as such, not as a collection
     // whose games are all too short.
@@ -268,13 +276,18 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
         let bad = |message: String| OpeningError::Bad { path: name.clone(), what: format!("game {}", record.number), message };
         // Bytes that are not PGN at all parse as games without tags; they
         // are no openings (and a file of nothing else has none).
-        if !record.has_tags && (record.moves.is_empty() || record.parse_error.is_some()) {
+        if let Some(problem) = Problem::unreadable(&name, &record) {
+            if strict {
+                return Err(bad(problem.message));
+            }
+            problems.push(problem);
             continue;
         }
+        if !record.has_tags && record.moves.is_empty() {
+            continue;
+        }
+        problems.extend(Problem::unfinished(&name, &record));
         let replayed = (|| {
-            if let Some(message) = &record.parse_error {
-                return Err(bad(format!("unreadable PGN: {message}")));
-            }
             let mut pos = start_position(&record).map_err(|e| bad(e.to_string()))?;
             let fen = record.fen.as_ref().map(|_| Fen::from_position(&pos, EnPassantMode::Legal));
             let mode = pos.castles().mode();
@@ -289,6 +302,10 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
         let (fen, moves) = match replayed {
             Ok(opening) => opening,
             Err(e) if strict => return Err(e),
+            Err(OpeningError::Bad { message, .. }) => {
+                problems.push(Problem { file: name.clone(), game: record.number, ply: None, message: format!("{message}; skipped") });
+                continue;
+            }
             Err(_) => continue,
         };
         // A game without a start position or moves is no opening.
@@ -300,7 +317,7 @@ fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<Vec<Openi
     if openings.is_empty() && !any_tags && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
         return Err(OpeningError::Bad { path: name, what: "the file".into(), message: "no PGN game in it (is it a PGN file?)".into() });
     }
-    Ok(openings)
+    Ok((openings, problems))
 }
 
 /// A short engine search to judge whether an opening is balanced.
@@ -373,11 +390,15 @@ pub fn random_opening(seed: u64, index: u64, plies: u32, mut check: Option<&mut 
 
 /// `pgntune openings`: distinct positions after `plies` plies of the games
 /// in `inputs`, in order of first appearance, optionally only balanced ones.
-pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut BalanceCheck>) -> Result<Vec<String>, OpeningError> {
+/// Games that could not be read or replayed are skipped and returned as problems.
+pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut BalanceCheck>) -> Result<(Vec<String>, Vec<Problem>), OpeningError> {
     let mut seen = HashSet::new();
     let mut epd = Vec::new();
+    let mut problems = Vec::new();
     for path in inputs {
-        for opening in load_pgn(path, Some(plies), false)? {
+        let (openings, mut found) = load_pgn(path, Some(plies), false)?;
+        problems.append(&mut found);
+        for opening in openings {
             if opening.moves.len() < plies {
                 continue;
             }
@@ -397,7 +418,7 @@ pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut B
             epd.push(line);
         }
     }
-    Ok(epd)
+    Ok((epd, problems))
 }
 
 /// `pgntune openings`: an EPD suite from game collections.
@@ -422,6 +443,9 @@ pub struct SuiteConfig {
 pub struct SuiteReport {
     /// Distinct openings written.
     pub openings: usize,
+    /// Games skipped because they could not be read or replayed, and
+    /// games the input ended inside (their moves are used).
+    pub problems: Vec<Problem>,
 }
 
 /// Why a suite was not written.
@@ -450,14 +474,14 @@ pub fn build_suite(config: &SuiteConfig) -> Result<SuiteReport, SuiteError> {
     plan.output(&config.out, crate::atomic::OutputKind::Openings)?;
     let inputs: Vec<&Path> = config.inputs.iter().map(PathBuf::as_path).collect();
     let mut check = config.balance.map(|(cp, nodes)| BalanceCheck::new(cp, nodes));
-    let lines = suite_from_games(&inputs, config.plies, check.as_mut())?;
+    let (lines, problems) = suite_from_games(&inputs, config.plies, check.as_mut())?;
     if lines.is_empty() {
         return Err(SuiteError::Empty(config.plies));
     }
     let mut text = lines.join("\n");
     text.push('\n');
     crate::atomic::AtomicFile::write_all(&config.out, text.as_bytes())?;
-    Ok(SuiteReport { openings: lines.len() })
+    Ok(SuiteReport { openings: lines.len(), problems })
 }
 
 #[cfg(test)]
@@ -493,7 +517,7 @@ mod tests {
         std::fs::write(&pgn, "[Result \"*\"]\n\n1. e4 c5 2. Nf3 *\n\n[Result \"*\"]\n\n1. d4 d5 *\n").unwrap();
         let suite = load(&pgn, DEFAULT_PGN_PLIES).unwrap();
         assert_eq!(suite[0].moves.iter().map(UciMove::to_string).collect::<Vec<_>>(), ["e2e4", "c7c5", "g1f3"]);
-        let lines = suite_from_games(&[pgn.as_path()], 2, None).unwrap();
+        let (lines, _) = suite_from_games(&[pgn.as_path()], 2, None).unwrap();
         assert_eq!(lines, ["rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -", "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -"]);
         let out = dir.path().join("suite.epd");
         let report = build_suite(&SuiteConfig { inputs: vec![pgn.clone()], plies: 2, balance: None, out: out.clone(), force: false }).unwrap();

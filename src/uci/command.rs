@@ -75,6 +75,9 @@ pub struct GoParams {
     pub ponder: bool,
     /// `go perft N`: count the move tree to depth N instead of searching.
     pub perft: Option<u32>,
+    /// `go searchmoves m1 m2 …`: search only these root moves (UCI
+    /// notation, as written; the session resolves them).
+    pub searchmoves: Vec<String>,
     /// Limits whose value could not be read (`depth -1`, `nodes x`), as
     /// `name 'value'`: the search goes on without them, and the session
     /// says so, so that a search that became endless is not a mystery.
@@ -202,6 +205,14 @@ fn parse_go(tokens: &[&str]) -> GoParams {
                 go.ponder = true;
                 takes_value = false;
             }
+            "searchmoves" => {
+                // Every following word that reads as a UCI move.
+                takes_value = false;
+                while let Some(m) = tokens.get(i + 1).filter(|t| t.parse::<shakmaty::uci::UciMove>().is_ok()) {
+                    go.searchmoves.push(m.to_string());
+                    i += 1;
+                }
+            }
             _ => takes_value = false,
         }
         i += if takes_value { 2 } else { 1 };
@@ -270,7 +281,10 @@ mod tests {
         assert_eq!(go.btime, Some(Duration::ZERO));
         assert_eq!(go.winc, Some(Duration::from_millis(10)));
         assert_eq!(go.movestogo, Some(5));
+        assert_eq!(go.searchmoves, ["e2e4"]);
         assert!(!go.infinite);
+        let Ok(Command::Go(go)) = Command::parse("go searchmoves e2e4 d2d4 depth 3") else { panic!("not a go") };
+        assert_eq!((go.searchmoves.as_slice(), go.depth), (&["e2e4".to_string(), "d2d4".to_string()][..], Some(3)));
         let Ok(Command::Go(go)) = Command::parse("go infinite depth x nodes 5000") else { panic!("not a go") };
         assert!(go.infinite);
         assert_eq!((go.depth, go.nodes), (None, Some(5000)));

@@ -195,7 +195,10 @@ impl<'a, W: Write + Send> Session<'a, W> {
                         self.info_string(&format!("perft depth {depth} is too deep: at most {}", crate::engine::perft::MAX_PERFT_DEPTH))?;
                     } else if self.game.valid {
                         // As engines answer it: per first move, then the total (no bestmove).
-                        let report = crate::engine::perft::run(&PerftConfig { position: self.game.position.clone(), depth, divide: true });
+                        // Castling as the search writes it: king takes rook under UCI_Chess960.
+                        let castling = self.options.castling_mode(&self.game.position);
+                        let config = PerftConfig { castling, ..PerftConfig::new(self.game.position.clone(), depth, true) };
+                        let report = crate::engine::perft::run(&config);
                         let lines: Vec<String> = report.to_string().lines().map(str::to_string).collect();
                         self.write_lines(&lines)?;
                     } else {
@@ -208,6 +211,11 @@ impl<'a, W: Write + Send> Session<'a, W> {
                         let endless = self.game.limits(&go, self.options.move_overhead).infinite;
                         let until = if endless { "; with no other limit, the search runs until 'stop'" } else { "" };
                         self.info_string(&format!("go: ignored {} (not a number this engine reads){until}", go.unreadable.join(", ")))?;
+                    }
+                    let (legal, illegal) = self.game.searchmoves(&go);
+                    if !illegal.is_empty() && self.game.valid {
+                        let all = if legal.is_empty() { "; searching every move" } else { "" };
+                        self.info_string(&format!("go searchmoves: ignored {} (not a legal move here){all}", illegal.join(", ")))?;
                     }
                     if self.game.valid {
                         *running = Some(self.start_search(scope, &go, stop)?);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use super::command::{GoParams, StartPosition};
 use crate::engine::params::MOVE_OVERHEAD;
@@ -113,6 +113,20 @@ impl Game {
         Ok(())
     }
 
+    /// The moves of `go searchmoves` that are legal here, and (as written)
+    /// those that are not.
+    pub fn searchmoves(&self, go: &GoParams) -> (Vec<Move>, Vec<String>) {
+        let mut legal = Vec::new();
+        let mut illegal = Vec::new();
+        for text in &go.searchmoves {
+            match text.parse::<UciMove>().ok().and_then(|m| m.to_move(&self.position).ok()) {
+                Some(m) => legal.push(m),
+                None => illegal.push(text.clone()),
+            }
+        }
+        (legal, illegal)
+    }
+
     /// The search limits of a `go` command in this position.
     pub fn limits(&self, go: &GoParams, move_overhead: Duration) -> Limits {
         let (time, increment) = match self.position.turn() {
@@ -130,6 +144,7 @@ impl Game {
             // does pondering.
             infinite: go.infinite || go.ponder || unlimited,
             move_overhead,
+            searchmoves: self.searchmoves(go).0,
         }
     }
 }

@@ -270,3 +270,44 @@ fn an_unreadable_go_limit_is_named_back() {
     assert!(output.contains("info string go: ignored nodes 'x' (not a number this engine reads)\n"), "{output}");
     assert!(output.lines().any(|l| l.starts_with("info depth 3 ")), "{output}");
 }
+
+/// Issue 33: under `UCI_Chess960`, `go perft` wrote castling as the king's
+/// two squares (`e1g1`), unlike every other move this session writes.
+#[test]
+fn go_perft_under_uci_chess960_writes_castling_king_takes_rook() {
+    let position = "position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\ngo perft 1\n";
+    let chess960 = session(&format!("setoption name UCI_Chess960 value true\n{position}"));
+    let lines: Vec<&str> = chess960.lines().collect();
+    assert!(lines.contains(&"e1h1: 1") && lines.contains(&"e1a1: 1"), "{chess960}");
+    assert!(!lines.contains(&"e1g1: 1") && !lines.contains(&"e1c1: 1"), "{chess960}");
+    assert!(chess960.contains("Nodes searched: 26"), "{chess960}");
+    // Without the option, the king's two squares, as before.
+    let standard = session(position);
+    assert!(standard.lines().any(|l| l == "e1g1: 1") && !standard.contains("e1h1"), "{standard}");
+}
+
+/// Issue 33: `go searchmoves` was read and then ignored: the search
+/// considers only the root moves it names.
+#[test]
+fn go_searchmoves_limits_the_root_moves() {
+    // White wins the hanging queen with Rxd8+; searchmoves allows only
+    // king moves, so the best move is one of them.
+    let fen = "position fen k2q4/8/8/8/8/8/8/3RK3 w - - 0 1\n";
+    let free = session(&format!("{fen}go depth 4\n"));
+    assert_eq!(bestmove(&free), "d1d8", "{free}");
+    for allowed in ["e1e2", "e1f2 e1f1"] {
+        let output = session(&format!("{fen}go depth 4 searchmoves {allowed}\n"));
+        let best = bestmove(&output);
+        assert!(allowed.split(' ').any(|m| m == best), "{best} is not among {allowed}: {output}");
+        // Every reported line starts with an allowed move.
+        for line in output.lines().filter(|l| l.starts_with("info depth")) {
+            let first = line.split(" pv ").nth(1).and_then(|pv| pv.split(' ').next()).unwrap();
+            assert!(allowed.split(' ').any(|m| m == first), "{line}");
+        }
+    }
+    // A move that is not legal here is named and left out; with no legal
+    // move named, every move is searched.
+    let output = session(&format!("{fen}go depth 3 searchmoves e2e4\n"));
+    assert!(output.contains("info string go searchmoves: ignored e2e4 (not a legal move here); searching every move"), "{output}");
+    assert_eq!(bestmove(&output), "d1d8", "{output}");
+}

@@ -14,9 +14,9 @@ pub fn shared_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
 }
 
-/// True when the environment variable `name` asks for something to be
-/// required: set to anything but empty or `0` (as notebooks/run_notebooks.py
-/// reads it too). CI sets `PGNTUNE_REQUIRE_DATA=1` and `PGNTUNE_REQUIRE_TOOLS=1`.
+/// True when the environment variable `name` asks for something: set to
+/// anything but empty or `0`, the rule notebooks/run_notebooks.py reads
+/// `PGNTUNE_REQUIRE_DATA` by too.
 pub fn required(name: &str) -> bool {
     required_value(std::env::var(name).ok().as_deref())
 }
@@ -32,19 +32,23 @@ pub fn bundled_sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/selfplay.pgn.zst")
 }
 
-/// A file from `../shared/data`, or `None` (with a clear message) when the
-/// collections are absent. With `PGNTUNE_REQUIRE_DATA=1` (as CI sets it) a
-/// missing file fails the test instead of skipping it.
-pub fn shared(relative: &str) -> Option<PathBuf> {
+/// A file from `../shared/data`. A test that reads one is marked
+/// `#[ignore = "needs ../shared/data"]`, so that a plain `cargo test` lists
+/// it as ignored, with what it needs, and counts it in its closing line
+/// (`N ignored`) instead of passing it unrun. `cargo test -- --include-ignored`
+/// (what `.ci/run` runs) asks for it explicitly: then a missing file fails
+/// the test, for a skip must never read as a pass.
+pub fn shared(relative: &str) -> PathBuf {
     let path = shared_dir().join(relative);
-    if path.exists() {
-        return Some(path);
-    }
-    if required("PGNTUNE_REQUIRE_DATA") {
-        panic!("required test data missing: {}", path.display());
-    }
-    eprintln!("SKIPPED: {} is absent (the shared game collections are not beside the repository)", path.display());
-    None
+    assert!(path.exists(), "{} is missing: this test needs the shared game collections beside the repository", path.display());
+    path
+}
+
+/// What a test needs from the machine (a program, packages, root), or a
+/// failure that says how to get it. Such tests are `#[ignore = "needs …"]`
+/// for the reason given at [`shared`].
+pub fn needs<T>(found: Option<T>, what: &str, install: &str) -> T {
+    found.unwrap_or_else(|| panic!("{what} is missing ({install}): this test needs it"))
 }
 
 /// The `pgntune` binary under test.

@@ -13,17 +13,10 @@ use crate::common::*;
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 
-/// Stockfish, or `None` (with a message) when it is not installed. With
-/// `PGNTUNE_REQUIRE_TOOLS=1` (as CI sets it) a missing Stockfish fails.
-fn stockfish() -> Option<&'static str> {
-    if std::path::Path::new(STOCKFISH).exists() {
-        return Some(STOCKFISH);
-    }
-    if required("PGNTUNE_REQUIRE_TOOLS") {
-        panic!("{STOCKFISH} is missing: apt-get install stockfish");
-    }
-    eprintln!("SKIPPED: {STOCKFISH} is not installed (apt-get install stockfish)");
-    None
+/// Stockfish; the tests that play it are `#[ignore = "needs Stockfish"]`,
+/// and fail when run without it.
+fn stockfish() -> &'static str {
+    needs(std::path::Path::new(STOCKFISH).exists().then_some(STOCKFISH), STOCKFISH, "apt-get install stockfish")
 }
 
 /// One game of a PGN file, replayed.
@@ -107,8 +100,9 @@ fn replay_all(path: &std::path::Path) -> Vec<Checked> {
 }
 
 #[test]
+#[ignore = "needs Stockfish"]
 fn the_uci_engine_plays_complete_games_against_stockfish() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("sf.pgn");
     let us = assert_cmd::cargo::cargo_bin("pgntune");
@@ -141,8 +135,9 @@ for line in sys.stdin:
 "#;
 
 #[test]
+#[ignore = "needs Stockfish"]
 fn a_gauntlet_against_stockfish_and_a_slow_engine() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let dir = tempfile::tempdir().unwrap();
     let slow = dir.path().join("slow.py");
     std::fs::write(&slow, SLOW_ENGINE).unwrap();

@@ -5,9 +5,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Instant;
 
-use pgntune::features::{Context, FeatureLayout, FeatureSet, TermScratch, TermValue};
+use pgntune::features::{FeatureLayout, FeatureSet, TermScratch, TermValue};
 use pgntune::pgn::InputSource;
 use pgntune::pgn::input::{ByteCounters, open};
 use pgntune::pgn::record::{Joiner, RecordVisitor};
@@ -21,10 +20,9 @@ use pgntune::presets::full::{king_safety as king_safety_preset, mobility as mobi
 const SETS: [FeatureSet; 3] = [FeatureSet::Mobility, FeatureSet::Threats, FeatureSet::KingSafety];
 
 /// Every position after every move of the games in `relative` (a file under
-/// `../shared/data`), at most `limit`; `None` when the data is absent.
-fn positions(relative: &str, limit: usize) -> Option<Vec<Chess>> {
-    let path = shared(relative)?;
-    Some(positions_of(&path, limit))
+/// `../shared/data`), at most `limit`.
+fn positions(relative: &str, limit: usize) -> Vec<Chess> {
+    positions_of(&shared(relative), limit)
 }
 
 fn positions_of(path: &Path, limit: usize) -> Vec<Chess> {
@@ -64,8 +62,9 @@ fn by_name(set: FeatureSet, pos: &Chess) -> BTreeMap<String, i32> {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn colour_swap_negates_every_term_on_real_games() {
-    let Some(games) = positions("human/Kasparov.pgn", 20_000) else { return };
+    let games = positions("human/Kasparov.pgn", 20_000);
     assert!(games.len() >= 20_000);
     let layout = FeatureLayout::new(&SETS);
     let mut scratch = TermScratch::default();
@@ -252,8 +251,9 @@ fn king_safety_reference(pos: &Chess) -> BTreeMap<String, i32> {
 type Reference = fn(&Chess) -> BTreeMap<String, i32>;
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn the_sets_agree_with_square_by_square_references_on_real_games() {
-    let Some(games) = positions("human/Tal.pgn", 6_000) else { return };
+    let games = positions("human/Tal.pgn", 6_000);
     let references: [(FeatureSet, Reference); 3] =
         [(FeatureSet::Mobility, mobility_reference), (FeatureSet::Threats, threats_reference), (FeatureSet::KingSafety, king_safety_reference)];
     for (set, reference) in references {
@@ -294,55 +294,4 @@ fn starting_values_cover_every_term_with_sensible_signs() {
     for (name, (mg, _)) in FeatureSet::KingSafety.terms().iter().zip(&presets[2].1) {
         assert_eq!(name.starts_with("shield"), *mg > 0.0, "{name}");
     }
-}
-
-/// Nanoseconds this thread has spent on a CPU (Linux), so that a busy
-/// machine's waiting time does not count.
-fn cpu_time_ns() -> Option<u64> {
-    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
-}
-
-/// Speed of each set on real positions, including the shared attack maps
-/// it asks for. Run by hand:
-/// `cargo test --profile quick --test all eval_attacks::speed -- --ignored --nocapture`.
-#[test]
-#[ignore = "a measurement, not a check: run by hand"]
-fn speed() {
-    let Some(path) = shared("human/Karpov.pgn") else { return };
-    let games = positions_of(&path, 250_000);
-    let rounds = 1_000_000usize.div_ceil(games.len()).max(5);
-    // Each round is timed alone and the fastest round counts: on a shared
-    // machine the slow rounds measure the neighbours.
-    let time = |label: &str, f: &dyn Fn(&Context) -> i64| {
-        let (mut wall, mut cpu, mut sink) = (f64::INFINITY, f64::INFINITY, 0i64);
-        for _ in 0..rounds {
-            let (start, cpu_start) = (Instant::now(), cpu_time_ns());
-            for pos in &games {
-                sink = sink.wrapping_add(f(&Context::new(pos)));
-            }
-            wall = wall.min(start.elapsed().as_nanos() as f64 / games.len() as f64);
-            if let (Some(end), Some(begin)) = (cpu_time_ns(), cpu_start) {
-                cpu = cpu.min((end - begin) as f64 / games.len() as f64);
-            }
-        }
-        println!("{label:<36} {wall:7.1} ns wall, {cpu:7.1} ns on CPU per position (checksum {sink})");
-    };
-    let visit = |sets: &'static [FeatureSet]| {
-        move |ctx: &Context| {
-            let mut sum = 0i64;
-            for set in sets {
-                set.visit(ctx, |t, v| sum += (t as i64 + 1) * i64::from(v));
-            }
-            sum
-        }
-    };
-    println!("{} positions × {rounds} rounds", games.len());
-    time("context (phase) only", &|ctx| i64::from(ctx.phase));
-    time("context + attack maps", &|ctx| ctx.attacks().all.white.count() as i64);
-    time("material_tapered + pst", &visit(&[FeatureSet::MaterialTapered, FeatureSet::Pst]));
-    time("mobility (with attack maps)", &visit(&[FeatureSet::Mobility]));
-    time("threats (with attack maps)", &visit(&[FeatureSet::Threats]));
-    time("king_safety (with attack maps)", &visit(&[FeatureSet::KingSafety]));
-    time("mobility + threats + king_safety", &visit(&SETS));
-    time("full layout", &visit(FeatureSet::FULL));
 }

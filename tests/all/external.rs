@@ -6,22 +6,14 @@ use std::process::Command;
 
 use crate::common::*;
 
-/// A program on the PATH, or `None` (with a message). With
-/// `PGNTUNE_REQUIRE_TOOLS=1` (as CI sets it) a missing program fails.
-pub(crate) fn tool(name: &str, package: &str) -> Option<String> {
+/// A program on the PATH, or a failure that says how to install it.
+pub(crate) fn tool(name: &str, package: &str) -> String {
     let found = Command::new("sh").arg("-c").arg(format!("command -v {name}")).output().ok().filter(|o| o.status.success());
-    if let Some(o) = found {
-        return Some(String::from_utf8_lossy(&o.stdout).trim().to_string());
-    }
-    if required("PGNTUNE_REQUIRE_TOOLS") {
-        panic!("{name} is missing: apt-get install {package}");
-    }
-    eprintln!("SKIPPED: {name} is not installed (apt-get install {package})");
-    None
+    needs(found.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()), name, &format!("apt-get install {package}"))
 }
 
 /// The `key v1 v2 …` lines the scripts print.
-fn values(output: &[u8], key: &str) -> Vec<f64> {
+pub(crate) fn values(output: &[u8], key: &str) -> Vec<f64> {
     let text = String::from_utf8_lossy(output);
     let line = text.lines().find(|l| l.split_whitespace().next() == Some(key)).unwrap_or_else(|| panic!("no '{key}' line in:\n{text}"));
     line.split_whitespace().skip(1).map(|v| v.parse().unwrap()).collect()
@@ -48,13 +40,14 @@ fn pgntune_fit(rows: &std::path::Path) -> (Vec<f64>, Vec<f64>) {
     (get("theta"), get("stderr"))
 }
 
-fn repo(path: &str) -> std::path::PathBuf {
+pub(crate) fn repo(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 #[test]
+#[ignore = "needs ../shared/data and R"]
 fn r_reads_the_tsv_and_its_glm_agrees() {
-    let (Some(pgn), Some(rscript)) = (shared("pgnlearn/OpenRating.pgn"), tool("Rscript", "r-base-core")) else { return };
+    let (pgn, rscript) = (shared("pgnlearn/OpenRating.pgn"), tool("Rscript", "r-base-core"));
     let dir = tempfile::tempdir().unwrap();
     let tsv = dir.path().join("rows.tsv");
     pgntune().arg("extract").arg(&pgn).args(["-q", "--tags", "White,Black,Event,Date", "--fen", "-o"]).arg(&tsv).assert().success();
@@ -67,8 +60,9 @@ fn r_reads_the_tsv_and_its_glm_agrees() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data and Octave"]
 fn octave_loads_the_matrix_and_newton_agrees() {
-    let (Some(pgn), Some(octave)) = (shared("pgnlearn/OpenRating.pgn"), tool("octave-cli", "octave")) else { return };
+    let (pgn, octave) = (shared("pgnlearn/OpenRating.pgn"), tool("octave-cli", "octave"));
     let dir = tempfile::tempdir().unwrap();
     let (txt, tsv) = (dir.path().join("rows.txt"), dir.path().join("rows.tsv"));
     pgntune().arg("extract").arg(&pgn).args(["-q", "--format", "octave", "-o"]).arg(&txt).assert().success();
@@ -86,11 +80,12 @@ fn octave_loads_the_matrix_and_newton_agrees() {
 /// errors to 1e-6. The tuner runs at K = 400/ln 10, where its centipawn
 /// weights are the logistic θ.
 #[test]
+#[ignore = "needs ../shared/data and R (with Matrix)"]
 fn r_loads_the_sparse_triplets_and_its_glm_agrees_with_the_tuner() {
     use pgntune::dataset::load::{LoadOptions, load_positions};
     use pgntune::features::FeatureLayout;
     use pgntune::fit::sparse::{ScaleK, StopReason, TuneConfig, tune};
-    let (Some(pgn), Some(rscript)) = (shared("pgnlearn/OpenRating.pgn"), tool("Rscript", "r-base-core")) else { return };
+    let (pgn, rscript) = (shared("pgnlearn/OpenRating.pgn"), tool("Rscript", "r-base-core"));
     let dir = tempfile::tempdir().unwrap();
     let ijv = dir.path().join("rows.ijv");
     pgntune().arg("extract").arg(&pgn).args(["--silent", "--features", "material_tapered,bishop_pair,tempo", "-o"]).arg(&ijv).assert().success();

@@ -95,9 +95,10 @@ const EDGE: &[(&str, u64, u64, u64, u64, u64, u64)] = &[
 ];
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn edge_case_files_give_the_expected_counts() {
     for &(file, read, used, unknown, variant, cut, rows) in EDGE {
-        let Some(path) = shared(&format!("edge/{file}")) else { return };
+        let path = shared(&format!("edge/{file}"));
         let s = extract_file(&path);
         let got = (s.games_read, s.games_used, s.skipped_unknown_result, s.skipped_variant, s.games_cut, s.rows);
         assert_eq!(got, (read, used, unknown, variant, cut, rows), "{file}");
@@ -106,11 +107,12 @@ fn edge_case_files_give_the_expected_counts() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn chess960_games_replay_in_full() {
-    let Some(path) = shared("edge/python-chess/cutechess-fischerrandom.pgn") else { return };
+    let path = shared("edge/python-chess/cutechess-fischerrandom.pgn");
     let s = extract_file(&path);
     assert_eq!((s.games_used, s.games_cut, s.problem_count), (4, 0, 0));
-    let Some(path) = shared("engine/TCEC_Season_16_-_Frc_Sufi.pgn") else { return };
+    let path = shared("engine/TCEC_Season_16_-_Frc_Sufi.pgn");
     let s = extract_file(&path);
     assert!(s.games_read > 0);
     assert_eq!((s.games_cut, s.skipped_bad_fen, s.skipped_variant), (0, 0, 0), "{:?}", s.problems);
@@ -124,9 +126,10 @@ fn result_tags(path: &std::path::Path) -> u64 {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn every_human_and_engine_file_is_read_completely() {
     for dir in ["human", "engine"] {
-        let Some(dir) = shared(dir) else { return };
+        let dir = shared(dir);
         // Files only: the collections may hold folders of more games.
         let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();
         files.sort();
@@ -143,6 +146,7 @@ fn every_human_and_engine_file_is_read_completely() {
 /// The filter's fast check test must agree with shakmaty's `is_check` on
 /// every move of real games, Chess960 included.
 #[test]
+#[ignore = "needs ../shared/data"]
 fn fast_check_test_agrees_with_is_check_on_real_games() {
     use std::ops::ControlFlow;
 
@@ -190,8 +194,86 @@ fn fast_check_test_agrees_with_is_check_on_real_games() {
 
     let mut checker = Checker { moves: 0, checks: 0 };
     for file in ["human/Kasparov.pgn", "human/Tal.pgn", "engine/TCEC_Season_16_-_Frc_Sufi.pgn", "edge/python-chess/cutechess-fischerrandom.pgn"] {
-        let Some(path) = shared(file) else { return };
+        let path = shared(file);
         Reader::new(std::fs::File::open(path).unwrap()).visit_all_games(&mut checker).unwrap();
     }
     assert!(checker.moves > 300_000 && checker.checks > 10_000, "{} moves, {} checks", checker.moves, checker.checks);
+}
+
+// Issue 33's PGN edge cases, each named after what was wrong.
+
+fn extract_text(text: &str) -> pgntune::pgn::ExtractStats {
+    extract_all(&[memory("t.pgn", text)], &ExtractConfig::default()).0
+}
+
+fn problems(stats: &pgntune::pgn::ExtractStats) -> String {
+    stats.problems.iter().map(|p| format!("{p}\n")).collect()
+}
+
+#[test]
+fn a_result_of_2_0_is_an_unreadable_result_not_a_cut_short_file() {
+    let text = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n[Event \"b\"]\n[Result \"2-0\"]\n\n1. d4 d5 2. c4 e6 2-0\n";
+    let stats = extract_text(text);
+    assert_eq!((stats.games_read, stats.games_used, stats.skipped_bad_result, stats.skipped_unknown_result), (2, 1, 1, 0));
+    let said = problems(&stats);
+    assert!(said.contains("t.pgn: game 2: [Result \"2-0\"] is not a result (1-0, 0-1, 1/2-1/2 or *); skipped"), "{said}");
+    assert!(!said.contains("cut short"), "{said}");
+    assert!(stats.summary_line().contains("skipped 1 unreadable result;"), "{}", stats.summary_line());
+    // Whatever --unknown-result says: it is not an unknown result.
+    let config = ExtractConfig { unknown_result: pgntune::pgn::UnknownResult::Draw, ..ExtractConfig::default() };
+    assert_eq!(extract_all(&[memory("t.pgn", text)], &config).0.skipped_bad_result, 1);
+}
+
+#[test]
+fn a_result_tag_that_disagrees_with_the_marker_is_counted_and_named() {
+    let text = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1\n\n[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n";
+    let (stats, rows) = extract_all(&[memory("t.pgn", text)], &ExtractConfig::default());
+    assert_eq!((stats.games_used, stats.result_disagreements, stats.problem_count), (2, 1, 1));
+    let said = problems(&stats);
+    assert!(said.contains("t.pgn: game 1: [Result \"1-0\"] disagrees with the result marker 0-1 at the end of the moves; the tag is used"), "{said}");
+    assert!(stats.summary_line().contains("; 1 game whose Result tag and result marker disagree (the tag used);"), "{}", stats.summary_line());
+    // The tag is what the rows of game 1 say.
+    let first_game: Vec<f64> = (0..rows.len()).filter(|&i| rows.games[i] == 0).map(|i| rows.results[i].score()).collect();
+    assert!(!first_game.is_empty() && first_game.iter().all(|&s| s == 1.0), "{first_game:?}");
+}
+
+#[test]
+fn a_tag_over_16_kb_is_one_unreadable_game_not_two() {
+    let long = "x".repeat(20_000);
+    let text = format!(
+        "[Event \"a\"]\n[Annotator \"{long}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n"
+    );
+    let stats = extract_text(&text);
+    assert_eq!((stats.games_read, stats.games_used, stats.skipped_unreadable), (2, 1, 1), "{}", problems(&stats));
+    assert!(
+        problems(&stats).contains("game 1: unreadable PGN: unterminated tag (a tag line without its closing quote, or too long"),
+        "{}",
+        problems(&stats)
+    );
+    // split counts it once too, and keeps it whole in one shard.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("long.pgn"), &text).unwrap();
+    pgntune().current_dir(dir.path()).args(["split", "long.pgn", "--games", "1", "-q", "-o", "shards"]).assert().success();
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("shards/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["shards"].as_array().unwrap().len(), 2, "{manifest}");
+}
+
+#[test]
+fn openings_use_the_games_before_a_truncated_last_game_and_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let games = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n\n";
+    // The last game is cut inside a comment: the reader cannot read it at all.
+    std::fs::write(d.join("cut.pgn"), format!("{games}[Event \"c\"]\n[Result \"1-0\"]\n\n1. c4 {{a comment cut sh")).unwrap();
+    let out = pgntune().current_dir(d).args(["openings", "cut.pgn", "--plies", "2", "--out", "o.epd", "-q"]).assert().success().get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pgntune: warning: cut.pgn: game 3: unreadable PGN: unterminated comment"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(d.join("o.epd")).unwrap().lines().count(), 2);
+    // Cut inside its moves (no marker), the last game's moves are used, with a warning.
+    std::fs::write(d.join("short.pgn"), format!("{games}[Event \"c\"]\n[Result \"1-0\"]\n\n1. c4 c5 2. Nc3")).unwrap();
+    let out =
+        pgntune().current_dir(d).args(["openings", "short.pgn", "--plies", "2", "--out", "s.epd", "-q"]).assert().success().get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("short.pgn: game 3: the file ends inside this game"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(d.join("s.epd")).unwrap().lines().count(), 3);
 }

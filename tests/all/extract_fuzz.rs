@@ -96,8 +96,16 @@ fn the_unmutated_seed_is_read_as_expected() {
     let (stats, _) = crate::common::extract_all(&[memory("seed.pgn", SEED_PGN)], &config);
     // Game 1 (Kiwipete set-up, nested comment read as a comment that ends at
     // the first brace) is cut at 6.Qxe7+, which the knight on e4 blocks;
-    // game 2 (Chess960) is cut at the null move Z0 (ply 6; shown as --).
-    assert_eq!((stats.games_read, stats.games_used, stats.games_cut), (2, 2, 2));
+    // game 2 (Chess960) is cut at the null move Z0 (ply 6; shown as --),
+    // and its Result tag (a draw) is not its marker (`*`): the tag is used.
+    assert_eq!((stats.games_read, stats.games_used, stats.games_cut, stats.result_disagreements), (2, 2, 2, 1));
     let problems: Vec<String> = stats.problems.iter().map(|p| p.to_string()).collect();
-    assert_eq!(problems, ["seed.pgn: game 1, ply 11: illegal move 'Qxe7+'", "seed.pgn: game 2, ply 6: null move '--'"]);
+    assert_eq!(
+        problems,
+        [
+            "seed.pgn: game 1, ply 11: illegal move 'Qxe7+'",
+            "seed.pgn: game 2: [Result \"1/2-1/2\"] disagrees with the result marker * at the end of the moves; the tag is used",
+            "seed.pgn: game 2, ply 6: null move '--'"
+        ]
+    );
 }

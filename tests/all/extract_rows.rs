@@ -143,8 +143,9 @@ fn pgntune_rows_with(path: &std::path::Path, config: ExtractConfig) -> (pgntune:
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn openrating_rows_match_an_independent_replay() {
-    let Some(path) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let path = shared("pgnlearn/OpenRating.pgn");
     let (stats, ours) = pgntune_rows(&path, UnknownResult::Skip);
     assert_eq!(stats.games_read, 2997);
     assert_eq!(stats.games_used, 2976);
@@ -158,16 +159,18 @@ fn openrating_rows_match_an_independent_replay() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn openrating_with_unknown_results_as_draws_gives_20215_rows() {
-    let Some(path) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let path = shared("pgnlearn/OpenRating.pgn");
     let (stats, ours) = pgntune_rows(&path, UnknownResult::Draw);
     assert_eq!((stats.games_read, stats.games_used, stats.rows), (2997, 2997, 20215));
     assert_eq!(ours, independent_rows(&path, true));
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn other_filter_settings_match_the_independent_replay_too() {
-    let Some(path) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let path = shared("pgnlearn/OpenRating.pgn");
     let rules = [
         Rule { check: false, ..PGNLEARN },
         Rule { capture: false, promotion: false, ..PGNLEARN },

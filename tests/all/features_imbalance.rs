@@ -46,43 +46,41 @@ struct Sample {
     total: u64,
 }
 
-fn sample() -> Option<&'static Sample> {
-    static SAMPLE: OnceLock<Option<Sample>> = OnceLock::new();
-    SAMPLE
-        .get_or_init(|| {
-            let dir = shared("human")?;
-            let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
-            files.retain(|p| p.extension().is_some_and(|e| e == "pgn"));
-            files.sort();
-            let mut positions = Vec::new();
-            let mut by_signature: HashMap<(Counts, Counts), (Chess, u64)> = HashMap::new();
-            let mut total = 0u64;
-            let mut note = |pos: &Chess| {
-                total += 1;
-                if positions.len() < SYMMETRY_POSITIONS {
-                    positions.push(pos.clone());
-                }
-                let key = (counts(pos.board(), Color::White), counts(pos.board(), Color::Black));
-                by_signature.entry(key).or_insert_with(|| (pos.clone(), 0)).1 += 1;
-            };
-            for file in &files {
-                let mut reader = Reader::new(std::fs::File::open(file).unwrap());
-                let mut visitor = RecordVisitor::new(0, &[]);
-                while let Some(records) = reader.read_game(&mut visitor).unwrap() {
-                    for record in records {
-                        let Ok(mut pos) = start_position(&record) else { continue };
-                        note(&pos);
-                        replay(&mut pos, &record.moves, None, |after, _, _| note(after));
-                    }
+fn sample() -> &'static Sample {
+    static SAMPLE: OnceLock<Sample> = OnceLock::new();
+    SAMPLE.get_or_init(|| {
+        let dir = shared("human");
+        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        files.retain(|p| p.extension().is_some_and(|e| e == "pgn"));
+        files.sort();
+        let mut positions = Vec::new();
+        let mut by_signature: HashMap<(Counts, Counts), (Chess, u64)> = HashMap::new();
+        let mut total = 0u64;
+        let mut note = |pos: &Chess| {
+            total += 1;
+            if positions.len() < SYMMETRY_POSITIONS {
+                positions.push(pos.clone());
+            }
+            let key = (counts(pos.board(), Color::White), counts(pos.board(), Color::Black));
+            by_signature.entry(key).or_insert_with(|| (pos.clone(), 0)).1 += 1;
+        };
+        for file in &files {
+            let mut reader = Reader::new(std::fs::File::open(file).unwrap());
+            let mut visitor = RecordVisitor::new(0, &[]);
+            while let Some(records) = reader.read_game(&mut visitor).unwrap() {
+                for record in records {
+                    let Ok(mut pos) = start_position(&record) else { continue };
+                    note(&pos);
+                    replay(&mut pos, &record.moves, None, |after, _, _| note(after));
                 }
             }
-            let mut signatures: Vec<(Chess, u64)> = by_signature.into_values().collect();
-            // A fixed order, so that a failure names the same position every run.
-            signatures.sort_by_key(|(pos, _)| shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string());
-            eprintln!("human collection: {total} positions, {} material signatures", signatures.len());
-            Some(Sample { positions, signatures, total })
-        })
-        .as_ref()
+        }
+        let mut signatures: Vec<(Chess, u64)> = by_signature.into_values().collect();
+        // A fixed order, so that a failure names the same position every run.
+        signatures.sort_by_key(|(pos, _)| shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string());
+        eprintln!("human collection: {total} positions, {} material signatures", signatures.len());
+        Sample { positions, signatures, total }
+    })
 }
 
 /// The imbalance terms of `pos`, by term index (zeros included).
@@ -98,8 +96,9 @@ fn mirrored(pos: &Chess) -> Chess {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn imbalance_flips_sign_under_colour_swap_on_real_games() {
-    let Some(sample) = sample() else { return };
+    let sample = sample();
     assert!(sample.positions.len() == SYMMETRY_POSITIONS, "{} positions", sample.positions.len());
     let layout = FeatureLayout::new(&[FeatureSet::Imbalance]);
     let mut scratch = TermScratch::default();
@@ -118,8 +117,9 @@ fn imbalance_flips_sign_under_colour_swap_on_real_games() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn every_term_is_non_zero_in_many_human_positions() {
-    let Some(sample) = sample() else { return };
+    let sample = sample();
     let names = Imbalance::terms();
     let mut positions = vec![0u64; names.len()];
     for (pos, count) in &sample.signatures {
@@ -182,8 +182,9 @@ fn rank(rows: &[Vec<i64>]) -> usize {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn material_bishop_pair_and_imbalance_are_identified_on_the_human_collection() {
-    let Some(sample) = sample() else { return };
+    let sample = sample();
     let layout = FeatureLayout::parse("material_tapered,bishop_pair,imbalance").unwrap();
     assert_eq!(layout.len(), 10 + 2 + 26);
     // Design rows times 24, so that the tapered columns are whole numbers.
@@ -221,8 +222,9 @@ fn material_bishop_pair_and_imbalance_are_identified_on_the_human_collection() {
 /// weight −4; N and Q together give `O_QN ± T_QN`), so each dropped product
 /// is a combination of what the fit keeps.
 #[test]
+#[ignore = "needs ../shared/data"]
 fn dropped_products_are_combinations_of_kept_terms_and_tapered_material() {
-    let Some(sample) = sample() else { return };
+    let sample = sample();
     let names = Imbalance::terms();
     let mut checked = 0;
     for (pos, _) in &sample.signatures {

@@ -31,13 +31,13 @@ fn close(got: &[f64], want: &[f64], rel: f64, what: &str) {
     }
 }
 
-fn openrating_rows() -> Option<MergedRows> {
-    let path = shared("pgnlearn/OpenRating.pgn")?;
+fn openrating_rows() -> MergedRows {
+    let path = shared("pgnlearn/OpenRating.pgn");
     let config = pgntune::pgn::ExtractConfig::default();
     let (_, batch) = extract_all(&[pgntune::pgn::InputSource::File(path)], &config);
     let mut merger = RowMerger::new(config.layout.columns(), true);
     merger.add_batch(&batch, &config.layout);
-    Some(merger.finish())
+    merger.finish()
 }
 
 /// R's reference values on these rows (tests/external/fit.R, converged
@@ -52,8 +52,9 @@ const R_ORD_COEF: [f64; 5] = [0.6661333796, 1.874323877, 2.260849001, 3.21515044
 const R_ORD_SE: [f64; 5] = [0.01618361117, 0.04632848427, 0.04714944159, 0.06710164352, 0.1503379914];
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn decisive_games_reproduce_r_glm() {
-    let Some(rows) = openrating_rows() else { return };
+    let rows = openrating_rows();
     let exact = FitConfig { draws: DrawMode::Exclude, lambda: 0.0, ..FitConfig::default() };
     let r = fit_both(&rows, &exact);
     close(&r.theta, &R_COEF, 1e-6, "θ");
@@ -68,8 +69,9 @@ fn decisive_games_reproduce_r_glm() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn draws_as_half_points_reproduce_r_quasibinomial() {
-    let Some(rows) = openrating_rows() else { return };
+    let rows = openrating_rows();
     let r = fit_both(&rows, &FitConfig { draws: DrawMode::Half, lambda: 0.0, ..FitConfig::default() });
     close(&r.theta, &R_QUASI_COEF, 1e-6, "θ");
     close(&r.stderr.iter().map(|s| s.unwrap()).collect::<Vec<_>>(), &R_QUASI_SE, 1e-6, "quasi-binomial standard errors");
@@ -79,8 +81,9 @@ fn draws_as_half_points_reproduce_r_quasibinomial() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn ordinal_model_reproduces_a_reference_ordered_logit() {
-    let Some(rows) = openrating_rows() else { return };
+    let rows = openrating_rows();
     let r = fit_both(&rows, &FitConfig { draws: DrawMode::Ordinal, lambda: 0.0, ..FitConfig::default() });
     close(&r.theta, &R_ORD_COEF, 1e-6, "θ");
     close(&r.stderr.iter().map(|s| s.unwrap()).collect::<Vec<_>>(), &R_ORD_SE, 1e-5, "standard errors");
@@ -90,10 +93,9 @@ fn ordinal_model_reproduces_a_reference_ordered_logit() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn gradient_descent_prints_the_original_programs_trajectory() {
-    let (Some(mat), Some(stdout)) = (shared("pgnlearn/OpenRating.pgnlearn.mat"), shared("pgnlearn/OpenRating.pgnlearn.stdout.txt")) else {
-        return;
-    };
+    let (mat, stdout) = (shared("pgnlearn/OpenRating.pgnlearn.mat"), shared("pgnlearn/OpenRating.pgnlearn.stdout.txt"));
     let out = stdout_of(
         pgntune().arg("fit").args(["--solver", "gd", "--alpha", "1", "--iters", "10000", "--draws", "exclude", "--lambda", "1e-6"]).arg(&mat),
     );
@@ -106,8 +108,9 @@ fn gradient_descent_prints_the_original_programs_trajectory() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn pgnlearn_mat_exact_optimum_matches_r() {
-    let Some(mat) = shared("pgnlearn/OpenRating.pgnlearn.mat") else { return };
+    let mat = shared("pgnlearn/OpenRating.pgnlearn.mat");
     let rows = pgntune::dataset::load::load(&[mat], false).unwrap();
     assert_eq!(rows.total_rows(), 20196.0);
     let r = fit_both(&rows, &FitConfig { draws: DrawMode::Exclude, lambda: 0.0, ..FitConfig::default() });
@@ -162,8 +165,9 @@ fn synthetic_weights_are_recovered_within_their_intervals() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn bootstrap_is_deterministic_and_brackets_the_fit() {
-    let Some(rows) = openrating_rows() else { return };
+    let rows = openrating_rows();
     let config = FitConfig { draws: DrawMode::Exclude, bootstrap: Some((200, 5)), holdout: Some((0.25, 5)), ..FitConfig::default() };
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| fit(&rows, &config).unwrap());
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(|| fit(&rows, &config).unwrap());
@@ -185,8 +189,9 @@ fn bootstrap_is_deterministic_and_brackets_the_fit() {
 /// away from the fit on every row. They were once the fit on every row,
 /// with the held-out games only refitted apart for their metrics.
 #[test]
+#[ignore = "needs ../shared/data"]
 fn the_holdout_fit_is_the_fit_on_the_training_games() {
-    let Some(rows) = openrating_rows() else { return };
+    let rows = openrating_rows();
     let all = fit(&rows, &FitConfig::default()).unwrap();
     let held = fit(&rows, &FitConfig { holdout: Some((0.3, 7)), ..FitConfig::default() }).unwrap();
     let h = held.holdout.clone().unwrap();
@@ -199,8 +204,9 @@ fn the_holdout_fit_is_the_fit_on_the_training_games() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn json_weights_and_trace_outputs() {
-    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let pgn = shared("pgnlearn/OpenRating.pgn");
     let dir = tempfile::tempdir().unwrap();
     let (weights, trace) = (dir.path().join("w.toml"), dir.path().join("trace.csv"));
     let out = pgntune()
@@ -327,8 +333,9 @@ fn separable_data_is_named_and_the_penalised_fit_reported() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn intercept_and_mse_options() {
-    let Some(rows) = openrating_rows() else { return };
+    let rows = openrating_rows();
     let with = fit_both(&rows, &FitConfig { intercept: true, ..FitConfig::default() });
     let (b0, se) = with.intercept.unwrap();
     assert!(b0.abs() < 0.2 && se.unwrap() > 0.0, "white's edge {b0}");

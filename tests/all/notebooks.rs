@@ -5,18 +5,11 @@ use std::process::Command;
 use crate::common::*;
 
 #[test]
+#[ignore = "needs ../shared/data and the notebooks' Python packages"]
 fn every_notebook_runs() {
-    if shared("pgnlearn/OpenRating.pgn").is_none() {
-        return;
-    }
+    shared("pgnlearn/OpenRating.pgn");
     let ready = Command::new("python3").args(["-c", "import nbclient, polars, matplotlib, ipykernel"]).output().is_ok_and(|o| o.status.success());
-    if !ready {
-        if required("PGNTUNE_REQUIRE_TOOLS") {
-            panic!("the notebooks' Python packages are missing: pip install -r notebooks/requirements.txt");
-        }
-        eprintln!("SKIPPED: the notebooks' Python packages are not installed (pip install -r notebooks/requirements.txt)");
-        return;
-    }
+    needs(ready.then_some(()), "the notebooks' Python packages", "pip install -r notebooks/requirements.txt");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new("python3")
         .current_dir(root)

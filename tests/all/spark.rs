@@ -1,27 +1,20 @@
 //! The Spark job (`scale/spark/pgntune_spark.py`) on small collections, in
 //! Spark's local mode: sharded extraction with a failing and a killed
 //! shard, fits cross-checked by MLlib, a sharded match. They need Java and
-//! PySpark (`.ci/run` installs both); without them they skip, unless
-//! `PGNTUNE_REQUIRE_TOOLS` is set.
+//! PySpark (`.ci/run` installs both): they are ignored unless asked for
+//! (`--include-ignored`), and then fail without them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::*;
 
-/// Whether Java and PySpark are installed; when not, a clear SKIPPED message (a failure when tools are required).
-fn spark_available() -> bool {
+/// Java and PySpark, or a failure that says which is missing.
+fn need_spark() {
     let java = Command::new("java").arg("-version").output().is_ok_and(|o| o.status.success());
+    needs(java.then_some(()), "Java", "apt-get install openjdk-17-jre-headless");
     let pyspark = Command::new("python3").args(["-c", "import pyspark, numpy"]).output().is_ok_and(|o| o.status.success());
-    if java && pyspark {
-        return true;
-    }
-    let missing = if java { "PySpark (pip install -r scale/spark/requirements.txt)" } else { "Java (apt-get install openjdk-17-jre-headless)" };
-    if required("PGNTUNE_REQUIRE_TOOLS") {
-        panic!("{missing} is missing");
-    }
-    eprintln!("SKIPPED: {missing} is not installed");
-    false
+    needs(pyspark.then_some(()), "PySpark", "pip install -r scale/spark/requirements.txt");
 }
 
 fn job() -> PathBuf {
@@ -42,11 +35,10 @@ fn run_job(args: &[&str]) -> (serde_json::Value, String) {
 }
 
 #[test]
+#[ignore = "needs ../shared/data, Java and PySpark"]
 fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees_with_pgntune() {
-    let Some(games) = shared("human/Capablanca.pgn") else { return };
-    if !spark_available() {
-        return;
-    }
+    let games = shared("human/Capablanca.pgn");
+    need_spark();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Capablanca's 597 games and a game with an illegal move, in 4 shards.
@@ -131,10 +123,9 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
 }
 
 #[test]
+#[ignore = "needs Java and PySpark"]
 fn spark_fits_a_sparse_layout_like_the_whole_evaluation_tuner() {
-    if !spark_available() {
-        return;
-    }
+    need_spark();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let shards = d.join("shards");
@@ -179,10 +170,9 @@ fn spark_fits_a_sparse_layout_like_the_whole_evaluation_tuner() {
 }
 
 #[test]
+#[ignore = "needs Java and PySpark"]
 fn spark_plays_a_sharded_match_that_merges_into_one_run() {
-    if !spark_available() {
-        return;
-    }
+    need_spark();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let engines = ["--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa", "--nodes", "300"];

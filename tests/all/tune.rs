@@ -15,8 +15,9 @@ use pgntune::fit::{DrawMode, FitConfig, SolverKind, fit};
 /// Newton fitter and by the sparse tuner at K = 400/ln 10 (so that its
 /// centipawn weights are the logistic θ). They agree to 1e-9.
 #[test]
+#[ignore = "needs ../shared/data"]
 fn the_sparse_fit_equals_the_dense_fit_on_material() {
-    let Some(pgn) = shared("pgnlearn/OpenRating.pgn") else { return };
+    let pgn = shared("pgnlearn/OpenRating.pgn");
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("rows.csv");
     pgntune().arg("extract").arg(&pgn).args(["-q", "-o"]).arg(&csv).assert().success();
