@@ -90,6 +90,14 @@ pub enum WeightsError {
         /// The preset names.
         presets: String,
     },
+    /// A preset's name that is also a file in the current folder.
+    #[error(
+        "'{spec}' is both a preset and a file in the current folder; write ./{spec} for the file, or rename the file (or run elsewhere) for the preset"
+    )]
+    Ambiguous {
+        /// What was asked for.
+        spec: String,
+    },
     /// The file could not be read.
     #[error("{path}: {source}")]
     Io {
@@ -195,13 +203,23 @@ impl Weights {
         PRESETS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)).map(|&(n, _, cp)| Weights::material(n, cp))
     }
 
+    /// The file a weights spec names, or `None` for a preset: the file
+    /// that [`Weights::resolve`] reads, which no output may replace.
+    pub fn file(spec: &str) -> Option<&Path> {
+        let preset = Weights::preset(spec).is_some() || spec.eq_ignore_ascii_case(crate::presets::FULL);
+        (!preset).then_some(Path::new(spec)).filter(|path| spec.contains(['/', '.']) || path.exists())
+    }
+
     /// A preset name or the path of a weights file.
     pub fn resolve(spec: &str) -> Result<Weights, WeightsError> {
-        if let Some(w) = Weights::preset(spec) {
+        let preset = Weights::preset(spec).or_else(|| spec.eq_ignore_ascii_case(crate::presets::FULL).then(crate::presets::full));
+        if let Some(w) = preset {
+            // A file of a preset's name in the current folder: which one
+            // was meant cannot be told, and a guess is a silent wrong answer.
+            if Path::new(spec).exists() && !Path::new(spec).is_dir() {
+                return Err(WeightsError::Ambiguous { spec: spec.to_string() });
+            }
             return Ok(w);
-        }
-        if spec.eq_ignore_ascii_case(crate::presets::FULL) {
-            return Ok(crate::presets::full());
         }
         let path = Path::new(spec);
         // Anything that looks like a file name is one: its I/O error says

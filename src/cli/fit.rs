@@ -375,6 +375,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     for input in &inputs {
         plan.input(Path::new(input));
     }
+    args.read.plan_inputs(&mut plan);
     args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;

@@ -192,6 +192,9 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     }
     let mut plan = OutputPlan::new(args.force);
     plan.input(&args.dataset);
+    if let Some(weights) = Weights::file(&args.weights) {
+        plan.input(weights);
+    }
     plan.output(&args.output, OutputKind::Dataset(format))?;
     let layout = FeatureLayout::parse(&args.features)?;
     let evaluator = Evaluator::new(&Weights::resolve(&args.weights).context("--weights")?)?;
