@@ -172,6 +172,9 @@ pub enum WeightsError {
     },
 }
 
+/// The largest weights file read, in bytes.
+const MAX_FILE: u64 = 16 << 20;
+
 /// The built-in presets: name, one-line description, P N B R Q in centipawns.
 pub const PRESETS: &[(&str, &str, [f64; 5])] = &[
     ("classical", "the textbook 1-3-3-5-9 scale", {
@@ -237,8 +240,16 @@ impl Weights {
     /// Reads a TOML or JSON weights file and checks it.
     pub fn load(path: &Path) -> Result<Weights, WeightsError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| WeightsError::Io { path: name.clone(), source })?;
         let parse_err = |message: String| WeightsError::Parse { path: name.clone(), message };
+        // Read at most one byte past the limit: an endless file (/dev/zero)
+        // or a huge one is refused rather than read until memory runs out.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE + 1), &mut bytes))
+            .map_err(|source| WeightsError::Io { path: name.clone(), source })?;
+        if bytes.len() as u64 > MAX_FILE {
+            return Err(parse_err("not a weights file (larger than 16 MiB; pgntune's largest weights file is well under 1 MiB)".into()));
+        }
         // A binary file (a dataset, a PGN archive) is named as what it is not.
         let text =
             String::from_utf8(bytes).map_err(|_| parse_err("not a weights file (pgntune writes TOML or JSON text; this is not text)".into()))?;

@@ -264,7 +264,7 @@ pub fn read_epd(
     sink: &mut dyn FnMut(&RowBatch) -> Result<(), DatasetError>,
 ) -> Result<(u64, Vec<EpdProblem>), DatasetError> {
     let io_err = |source| DatasetError::Io { path: path.display().to_string(), source };
-    let file = std::fs::File::open(path).map_err(io_err)?;
+    let file = super::text::open(path).map_err(io_err)?;
     let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
     let schema = Schema { eval: true, ..Schema::new(layout.clone()) };
     let mut batch = RowBatch::new(&schema);
@@ -276,7 +276,9 @@ pub fn read_epd(
     loop {
         line.clear();
         let read = reader.read_line(&mut line).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::InvalidData {
+            if e.get_ref().is_some_and(|inner| inner.is::<super::text::LineTooLong>()) {
+                DatasetError::Invalid { path: path.display().to_string(), message: super::text::line_error(number + 1, &e) }
+            } else if e.kind() == std::io::ErrorKind::InvalidData {
                 DatasetError::Invalid { path: path.display().to_string(), message: format!("line {}: not text (UTF-8)", number + 1) }
             } else {
                 io_err(e)

@@ -205,12 +205,12 @@ fn nonzero(x: &[f64], out: &mut Vec<(usize, f64)>) {
 }
 
 fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError> {
-    let file = File::open(path).map_err(io_error(path))?;
+    let file = super::text::open(path).map_err(io_error(path))?;
     let mut width: Option<usize> = None;
     let mut pairs = Vec::new();
     let mut x = Vec::new();
     for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| invalid(path, format!("line {}: {e}", n + 1)))?;
+        let line = line.map_err(|e| invalid(path, super::text::line_error(n as u64 + 1, &e)))?;
         let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
         if line.trim().is_empty() {
             continue;
@@ -249,7 +249,7 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
 }
 
 fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
-    let file = File::open(path).map_err(io_error(path))?;
+    let file = super::text::open(path).map_err(io_error(path))?;
     let mut builder = csv::ReaderBuilder::new();
     builder.delimiter(sep).has_headers(true).flexible(true);
     if sep != b',' {
@@ -405,12 +405,12 @@ enum OctaveItem<'a> {
 /// Walks the variables of an Octave text file, calling `visit` for every
 /// matrix row and string element.
 fn octave_items(path: &Path, mut visit: impl FnMut(OctaveItem<'_>) -> Result<(), DatasetError>) -> Result<(), DatasetError> {
-    let file = File::open(path).map_err(io_error(path))?;
+    let file = super::text::open(path).map_err(io_error(path))?;
     let mut lines = BufReader::new(file).lines().enumerate();
     let mut name = String::new();
     let mut numbers = Vec::new();
     while let Some((n, line)) = lines.next() {
-        let line = line.map_err(io_error(path))?;
+        let line = line.map_err(|e| invalid(path, super::text::line_error(n as u64 + 1, &e)))?;
         let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
         let header = |key: &str| line.strip_prefix("# ").and_then(|l| l.strip_prefix(key)).map(|v| v.trim().to_string());
         if let Some(v) = header("name:") {

@@ -94,3 +94,23 @@ fn d2_interrupted_split_leaves_no_partial_file_nor_its_folder() {
     assert_eq!(interrupt_split(d, "sp", "none", "TERM"), Some(143));
     assert_eq!(snapshot(d), before, "an interrupted split changed the earlier one");
 }
+
+#[test]
+fn p2_a_line_without_end_is_refused_not_read_into_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for name in ["z.csv", "z.svm", "z.epd", "z.tsv", "z.mat"] {
+        std::os::unix::fs::symlink("/dev/zero", d.join(name)).unwrap();
+        let message = fails(pgntune_in(d).args(["fit", name]).timeout(std::time::Duration::from_secs(60)), name);
+        assert!(message.contains("longer than 1 MiB") || message.contains("size line"), "{message}");
+    }
+    let message = fails(pgntune_in(d).args(["weights", "show", "/dev/zero"]).timeout(std::time::Duration::from_secs(60)), "/dev/zero");
+    assert!(message.contains("larger than 16 MiB"), "{message}");
+    // A long line within a file names its line.
+    let mut text = b"P,N,B,R,Q,result\n1,0,0,0,0,1\n".to_vec();
+    text.extend(std::iter::repeat_n(b'1', (1 << 20) + 10));
+    write(d, "long.csv", text);
+    fails(pgntune_in(d).args(["fit", "long.csv"]), "line 3 is longer than 1 MiB");
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.epd")).unwrap();
+    fails(pgntune_in(d).args(["label", "zero.epd", "-o", "l.csv"]).timeout(std::time::Duration::from_secs(60)), "line 1 is longer than 1 MiB");
+}
