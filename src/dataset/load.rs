@@ -41,6 +41,8 @@ struct Row<'a> {
     values: &'a [(usize, f64)],
     result: GameResult,
     eval: f32,
+    /// How many rows of this result it stands for (a merged row's count).
+    weight: f64,
 }
 
 /// What readers feed.
@@ -243,7 +245,7 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
         x.clear();
         x.extend(numbers[..w - 1].iter().map(|&v| v as f64));
         nonzero(&x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN }, None).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, None).map_err(at)?;
     }
     Ok(())
 }
@@ -304,15 +306,16 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
         };
         nonzero(&x, &mut pairs);
         let id = games.id(game);
-        consumer.row(Row { values: &pairs, result, eval }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval, weight: 1.0 }, id).map_err(at)?;
     }
     Ok(())
 }
 
 /// Merged rows: the feature columns, then `wins`, `draws` and `losses`
 /// (white's), one line per distinct feature vector, as a Spark
-/// aggregation writes them. Each line stands for that many rows; they
-/// have no game ids.
+/// aggregation writes them. Each line stands for that many rows, and is
+/// read as one row per result with its count as weight; they have no game
+/// ids.
 fn read_counts<R: Read>(
     path: &Path,
     header: &[String],
@@ -345,8 +348,10 @@ fn read_counts<R: Read>(
             if n < 0.0 || n.fract() != 0.0 {
                 return Err(at(format!("'{n}' in column '{}' is not a count", header[col])));
             }
-            for _ in 0..n as u64 {
-                consumer.row(Row { values: &pairs, result, eval: f32::NAN }, None).map_err(&at)?;
+            // One row of weight n, not n rows: counts of a big aggregation
+            // (10^8 and more) held a row each, more than memory.
+            if n > 0.0 {
+                consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: n }, None).map_err(&at)?;
             }
         }
     }
@@ -384,7 +389,7 @@ fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) ->
         let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
         let id = games.id(game_ids.get(row).copied());
         nonzero(x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, id).map_err(at)?;
         row += 1;
         Ok(())
     })?;
@@ -480,7 +485,18 @@ impl Consumer for MergeConsumer {
         for &(j, v) in row.values {
             self.x[j] = v;
         }
-        self.merger.as_mut().expect("columns first").add(&self.x, row.result, game);
+        let merger = self.merger.as_mut().expect("columns first");
+        if row.weight == 1.0 {
+            merger.add(&self.x, row.result, game);
+        } else {
+            let mut counts = [0.0; 3];
+            counts[match row.result {
+                GameResult::BlackWins => 0,
+                GameResult::Draw => 1,
+                GameResult::WhiteWins => 2,
+            }] = row.weight;
+            merger.add_counts(&self.x, counts);
+        }
         Ok(())
     }
 
@@ -535,7 +551,7 @@ impl Consumer for PositionConsumer {
         let phase = decoder.decode(row.values.iter().copied(), &mut self.terms)?;
         let positions = self.positions.as_mut().expect("columns first");
         let game = game.unwrap_or(positions.len() as u64);
-        positions.push(&self.terms, phase.unwrap_or(0), row.result.score() as f32, row.eval, game);
+        positions.push_weighted(&self.terms, phase.unwrap_or(0), row.result.score() as f32, row.eval, game, row.weight);
         Ok(())
     }
 

@@ -89,7 +89,7 @@ impl RowsOf<'_> {
             let game = game_ids.as_ref().and_then(|g| g[i]);
             let eval = evals.as_ref().and_then(|e| e[i]).map_or(f32::NAN, |e| e as f32);
             let id = games.id(game);
-            consumer.row(Row { values: pairs, result, eval }, id).map_err(|msg| at(i, msg))
+            consumer.row(Row { values: pairs, result, eval, weight: 1.0 }, id).map_err(|msg| at(i, msg))
         };
         let pairs = &mut self.pairs;
         if sparse {

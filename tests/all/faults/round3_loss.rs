@@ -95,6 +95,73 @@ fn d2_interrupted_split_leaves_no_partial_file_nor_its_folder() {
     assert_eq!(snapshot(d), before, "an interrupted split changed the earlier one");
 }
 
+/// A merged CSV as the Spark aggregation writes it, with these counts.
+fn merged_csv(counts: [u64; 3]) -> String {
+    let [w, dr, l] = counts;
+    format!("P,N,B,R,Q,wins,draws,losses\n1,0,0,0,0,{w},{dr},{l}\n0,0,0,1,-1,{l},{dr},{w}\n-1,1,0,0,0,{dr},{w},{l}\n")
+}
+
+/// `fit FILE ARGS --json` in `d`.
+fn fitted(d: &Path, file: &str, args: &[&str]) -> serde_json::Value {
+    let out = stdout_of(pgntune_in(d).args(["fit", file, "--json", "-q"]).args(args));
+    serde_json::from_str(&out).unwrap()
+}
+
+/// Every number under `value` with its path, but the run's own (time,
+/// passes, memory) and the game count (merged rows have no games: written
+/// out, each row was its own).
+fn numbers(value: &serde_json::Value, path: &str, out: &mut Vec<(String, f64)>) {
+    match value {
+        serde_json::Value::Number(n) => out.push((path.to_string(), n.as_f64().unwrap())),
+        serde_json::Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| numbers(v, &format!("{path}/{i}"), out)),
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                if !["seconds", "passes", "iterations", "memory_bytes", "distinct_rows", "gradient_norm"].contains(&k.as_str()) {
+                    numbers(v, &format!("{path}/{k}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn p1_merged_counts_are_weights_not_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Small counts: the same fit as the rows written out one by one.
+    write(d, "merged.csv", merged_csv([3, 2, 1]));
+    let mut rows = String::from("P,N,B,R,Q,result\n");
+    for (features, counts) in [("1,0,0,0,0", [3, 2, 1]), ("0,0,0,1,-1", [1, 2, 3]), ("-1,1,0,0,0", [2, 3, 1])] {
+        for (score, n) in ["1", "0.5", "0"].iter().zip(counts) {
+            for _ in 0..n {
+                rows.push_str(&format!("{features},{score}\n"));
+            }
+        }
+    }
+    write(d, "rows.csv", rows);
+    // The classic fitter (material rows) and the tuner (asked for by --k).
+    for args in [&[][..], &["--k", "1"], &["--k", "auto", "--prior", "classical", "--lambda", "0.01"]] {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        numbers(&fitted(d, "merged.csv", args), "", &mut a);
+        numbers(&fitted(d, "rows.csv", args), "", &mut b);
+        assert_eq!(a.iter().map(|x| &x.0).collect::<Vec<_>>(), b.iter().map(|x| &x.0).collect::<Vec<_>>(), "{args:?}");
+        assert!(a.len() > 10, "{a:?}");
+        for ((name, x), (_, y)) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-6 * (1.0 + y.abs()), "{args:?} {name}: merged {x}, expanded {y}");
+        }
+    }
+    // Counts far past memory: fitted as weights, at once.
+    for big in [10_000_000u64, 100_000_000, 1_000_000_000_000_000] {
+        write(d, "big.csv", merged_csv([big, big / 2, big / 3]));
+        let started = std::time::Instant::now();
+        for args in [&[][..], &["--k", "1"]] {
+            pgntune_in(d).args(["fit", "big.csv", "-q"]).args(args).timeout(std::time::Duration::from_secs(60)).assert().success();
+        }
+        assert!(started.elapsed().as_secs() < 30, "{big}: {:?}", started.elapsed());
+    }
+}
+
 #[test]
 fn p2_a_line_without_end_is_refused_not_read_into_memory() {
     let dir = tempfile::tempdir().unwrap();
