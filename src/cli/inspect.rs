@@ -179,6 +179,8 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     if args.hash > 4096 {
         bail!("--hash must be at most 4096 MB");
     }
+    // Before any reading: each worker holds a table of --hash.
+    crate::engine::label::check_hash_memory(args.hash as usize, crate::thread_count(args.threads))?;
     if crate::atomic::is_stdout(&args.output) {
         bail!("-o -: label writes a file (its format from the extension), not standard output");
     }
@@ -207,7 +209,7 @@ pub(super) fn run_label(args: LabelCommand) -> Result<()> {
     let threads = crate::thread_count(args.threads);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let positions: Vec<_> = rows.iter().map(|r| r.position.clone()).collect();
-    let labels = crate::engine::label::label_positions(&positions, &evaluator, args.depth as u32, args.hash as usize, &pool);
+    let labels = crate::engine::label::label_positions(&positions, &evaluator, args.depth as u32, args.hash as usize, &pool)?;
     // The tags the dataset kept go on, so that a labelled set can still be
     // grouped or split by player, event or date.
     let tags = if format.keeps_tags() { dataset.tags.clone() } else { Vec::new() };

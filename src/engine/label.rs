@@ -20,17 +20,72 @@ use crate::pgn::labels::MATE_LABEL;
 /// hash table's memory) across the positions of an item.
 const PER_ITEM: usize = 256;
 
+/// Why positions could not be labelled.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelError {
+    /// The hash tables need more memory than the machine has free.
+    #[error(
+        "--hash {hash_mb} MB for each of {threads} threads needs {total} MB, more than the {available} MB of memory available; give a smaller --hash or fewer --threads"
+    )]
+    TooMuchHash {
+        /// The table per thread, in MB.
+        hash_mb: usize,
+        /// Threads.
+        threads: usize,
+        /// Their product, in MB.
+        total: usize,
+        /// Memory available (MB), or what the allocation was refused at.
+        available: u64,
+    },
+    /// A hash table could not be allocated.
+    #[error("--hash {hash_mb} MB: cannot allocate the hash table ({source}); give a smaller --hash or fewer --threads")]
+    Allocation {
+        /// The table per thread, in MB.
+        hash_mb: usize,
+        /// Why.
+        #[source]
+        source: std::collections::TryReserveError,
+    },
+}
+
+/// The memory the system says is available (`MemAvailable` of
+/// `/proc/meminfo`), in MB, where it says so.
+fn available_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// Checks that `threads` hash tables of `hash_mb` fit in the memory
+/// available: an allocation the system grants but cannot back ends the
+/// process later, at the first touch of a page, by the out-of-memory killer.
+pub fn check_hash_memory(hash_mb: usize, threads: usize) -> Result<(), LabelError> {
+    let total = hash_mb.saturating_mul(threads);
+    match available_mb() {
+        Some(available) if total as u64 > available => Err(LabelError::TooMuchHash { hash_mb, threads, total, available }),
+        _ => Ok(()),
+    }
+}
+
 /// The score of each of `positions` at `depth`, in centipawns from white's
 /// side; a mate is ±[`MATE_LABEL`], a position without legal moves its
-/// result (mate or 0).
-pub fn label_positions(positions: &[Chess], evaluator: &Evaluator, depth: u32, hash_mb: usize, pool: &rayon::ThreadPool) -> Vec<f32> {
+/// result (mate or 0). Each of `pool`'s threads holds a `hash_mb` table.
+pub fn label_positions(
+    positions: &[Chess],
+    evaluator: &Evaluator,
+    depth: u32,
+    hash_mb: usize,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<f32>, LabelError> {
+    check_hash_memory(hash_mb, pool.current_num_threads())?;
     let chunks: Vec<Vec<f32>> = pool.install(|| {
         positions
             .par_chunks(PER_ITEM)
-            .map(|chunk| {
-                let mut engine = Engine::new(evaluator.clone(), hash_mb);
+            .map(|chunk| -> Result<Vec<f32>, LabelError> {
+                let mut engine = Engine::try_new(evaluator.clone(), hash_mb).map_err(|source| LabelError::Allocation { hash_mb, source })?;
                 let stop = AtomicBool::new(false);
-                chunk
+                Ok(chunk
                     .iter()
                     .map(|pos| {
                         if pos.legal_moves().is_empty() {
@@ -45,11 +100,11 @@ pub fn label_positions(positions: &[Chess], evaluator: &Evaluator, depth: u32, h
                         };
                         if pos.turn() == Color::White { side } else { -side }
                     })
-                    .collect()
+                    .collect())
             })
-            .collect()
-    });
-    chunks.into_iter().flatten().collect()
+            .collect::<Result<_, _>>()
+    })?;
+    Ok(chunks.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
@@ -76,8 +131,8 @@ mod tests {
         ];
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let labels = label_positions(&positions, &evaluator, 4, 1, &one);
-        assert_eq!(labels, label_positions(&positions, &evaluator, 4, 1, &two));
+        let labels = label_positions(&positions, &evaluator, 4, 1, &one).unwrap();
+        assert_eq!(labels, label_positions(&positions, &evaluator, 4, 1, &two).unwrap());
         assert!(labels[0] > 700.0, "{labels:?}");
         assert_eq!(labels[1], MATE_LABEL);
         assert_eq!(labels[2], MATE_LABEL);

@@ -181,3 +181,27 @@ fn p2_a_line_without_end_is_refused_not_read_into_memory() {
     std::os::unix::fs::symlink("/dev/zero", d.join("zero.epd")).unwrap();
     fails(pgntune_in(d).args(["label", "zero.epd", "-o", "l.csv"]).timeout(std::time::Duration::from_secs(60)), "line 1 is longer than 1 MiB");
 }
+
+#[test]
+fn p3_hash_beyond_memory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "e.epd", EPD);
+    // Address space limited to 2 GB: a 3000 MB table cannot be had. The
+    // limit is set by the shell, so that the test needs no libc.
+    let script =
+        format!("ulimit -v 2000000 && exec {} label e.epd -o l.csv --hash 3000 -j 2 --depth 1", assert_cmd::cargo::cargo_bin("pgntune").display());
+    let mut cmd = assert_cmd::Command::new("bash");
+    cmd.current_dir(d).args(["-c", &script]);
+    let message = fails(&mut cmd, "--hash 3000");
+    assert!(message.contains("smaller --hash"), "{message}");
+    // More than the machine has: refused before any table is made.
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("MemAvailable:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()));
+    if let Some(kb) = available {
+        let threads = (kb / 1024 / 4096 + 1).to_string();
+        fails_untouched(d, pgntune_in(d).args(["label", "e.epd", "-o", "l.csv", "--hash", "4096", "-j", &threads, "--force"]), "memory available");
+    }
+    assert!(!d.join("l.csv").exists());
+}
