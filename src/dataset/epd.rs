@@ -223,8 +223,16 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
         rest = &rest[after_first + after_second..];
     }
     let (mut result, mut ce) = (None, None);
+    let mut read: Vec<&str> = Vec::new();
     for operation in rest.split(';').map(str::trim).filter(|o| !o.is_empty()) {
         let (opcode, operand) = operation.split_once(char::is_whitespace).map_or((operation, ""), |(a, b)| (a, b.trim()));
+        // An opcode this reader uses, given twice: which one is meant cannot be told.
+        if ["c9", "ce", "hmvc", "fmvn"].contains(&opcode) {
+            if read.contains(&opcode) {
+                return Err(format!("two '{opcode}' opcodes"));
+            }
+            read.push(opcode);
+        }
         match opcode {
             "c9" => result = Some(parse_result(operand).ok_or_else(|| format!("c9 {operand} is not a result"))?),
             "ce" => ce = Some(operand.parse::<i32>().map_err(|_| format!("ce {operand} is not a centipawn score"))?),
@@ -350,6 +358,9 @@ mod tests {
         );
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - [2.0]").unwrap_err().contains("not a result"));
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - | abc | 1.0").unwrap_err().contains("not an evaluation"));
+        // Issue 33: a label given twice was the last one, silently.
+        let twice = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"1-0\"; c9 \"0-1\";";
+        assert_eq!(parse_line(twice).unwrap_err(), "two 'c9' opcodes");
     }
 
     #[test]

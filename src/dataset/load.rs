@@ -149,14 +149,14 @@ fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dy
                 let base = games.offset;
                 let read = if kind == Kind::Svm { read_svm } else { read_triplets };
                 read(path, &mut |layout, batch| {
-                    games.see(batch.games.iter().copied().max().map(|g| g as f64));
+                    games.see(batch.games.iter().copied().max());
                     consumer.batch(path, layout, batch, base)
                 })?;
             }
             Kind::Epd => {
                 let base = games.offset;
                 let (bad, problems) = read_epd(path, &options.epd_layout, options.strict, &mut |batch| {
-                    games.see(batch.games.iter().copied().max().map(|g| g as f64));
+                    games.see(batch.games.iter().copied().max());
                     consumer.batch(path, &options.epd_layout, batch, base)
                 })?;
                 report.bad_lines += bad;
@@ -176,19 +176,41 @@ struct GameIds {
 }
 
 impl GameIds {
-    /// The combined id of a file's game id (None for a missing or bad id).
-    fn id(&mut self, game: Option<f64>) -> Option<u64> {
-        let id = game.filter(|g| *g >= 0.0 && g.fract() == 0.0)? as u64;
-        self.next = self.next.max(self.offset + id + 1);
-        Some(self.offset + id)
+    /// The combined id of a file's game id (None for a missing id).
+    fn id(&mut self, game: Option<u64>) -> Option<u64> {
+        let id = self.offset.saturating_add(game?);
+        self.next = self.next.max(id.saturating_add(1));
+        Some(id)
     }
 
-    fn see(&mut self, max: Option<f64>) {
+    fn see(&mut self, max: Option<u64>) {
         self.id(max);
     }
 
     fn next_file(&mut self) {
         self.offset = self.next;
+    }
+}
+
+/// A game id written as text: a whole number of at least 0, read as an
+/// integer (ids past 2^53 have no exact float: read as floats, games
+/// merged), or a float with a whole value below 2^53 (`12.0`).
+fn game_id(text: &str) -> Result<u64, String> {
+    match (text.parse::<u64>(), text.parse::<f64>()) {
+        (Ok(id), _) => Ok(id),
+        (_, Ok(v)) => game_id_of_float(v),
+        _ => Err(format!("game id '{text}' is not a whole number of at least 0")),
+    }
+}
+
+/// A game id stored as a float: whole, at least 0 and exact (below 2^53).
+pub(super) fn game_id_of_float(v: f64) -> Result<u64, String> {
+    if !(v >= 0.0 && v.fract() == 0.0) {
+        Err(format!("game id {v} is not a whole number of at least 0"))
+    } else if v >= 9_007_199_254_740_992.0 {
+        Err(format!("game id {v} is past 2^53 as a float, where ids are not exact: write game ids as integers"))
+    } else {
+        Ok(v as u64)
     }
 }
 
@@ -297,7 +319,7 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
         let score = number(result_col)?;
         let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
         let game = match game_col {
-            Some(g) => Some(number(g)?),
+            Some(g) => Some(game_id(text(g)).map_err(at)?),
             None => None,
         };
         let eval = match eval_col.map(text) {
@@ -387,7 +409,11 @@ fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) ->
         }
         let score = *scores.get(row).ok_or_else(|| at("no result in y".into()))?;
         let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-        let id = games.id(game_ids.get(row).copied());
+        let game = match game_ids.get(row) {
+            Some(&g) => Some(game_id_of_float(g).map_err(&at)?),
+            None => None,
+        };
+        let id = games.id(game);
         nonzero(x, &mut pairs);
         consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, id).map_err(at)?;
         row += 1;

@@ -166,7 +166,7 @@ fn p1_merged_counts_are_weights_not_copies() {
 fn p2_a_line_without_end_is_refused_not_read_into_memory() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    for name in ["z.csv", "z.svm", "z.epd", "z.tsv", "z.mat"] {
+    for name in ["z.csv", "z.svm", "z.epd", "z.tsv", "z.mat", "z.ijv"] {
         std::os::unix::fs::symlink("/dev/zero", d.join(name)).unwrap();
         let message = fails(pgntune_in(d).args(["fit", name]).timeout(std::time::Duration::from_secs(60)), name);
         assert!(message.contains("longer than 1 MiB") || message.contains("size line"), "{message}");
