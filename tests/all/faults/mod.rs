@@ -10,6 +10,7 @@ mod fuzz;
 mod options;
 mod round3_answers;
 mod round3_loss;
+mod round3_messages;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
