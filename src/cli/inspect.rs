@@ -288,7 +288,7 @@ pub enum WeightsAction {
         /// A weights file or a preset.
         #[arg(value_name = "WEIGHTS")]
         weights: String,
-        /// The folder (it must exist).
+        /// The folder (made if it does not exist; its parent must exist).
         #[arg(value_name = "DIR")]
         dir: PathBuf,
         /// Replace existing figures pgntune did not write.

@@ -15,3 +15,12 @@ fn m2_subcommand_man_pages_are_reachable_with_their_names() {
     fails(pgntune().args(["man", "weights", "nonsense"]), "'nonsense' is not a command of 'pgntune weights'");
     fails(pgntune().args(["man", "nonsense"]), "'nonsense' is not a pgntune command");
 }
+
+#[test]
+fn m3_weights_plot_makes_its_folder_as_its_help_says() {
+    let help = stdout_of(pgntune().args(["weights", "plot", "--help"]));
+    assert!(!help.contains("(it must exist)") && help.contains("made if it does not exist"), "{help}");
+    let dir = tempfile::tempdir().unwrap();
+    pgntune_in(dir.path()).args(["weights", "plot", "full", "figs"]).assert().success();
+    assert!(dir.path().join("figs").is_dir());
+}
