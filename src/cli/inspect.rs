@@ -72,6 +72,10 @@ pub struct EvaluateCommand {
     #[arg(long, default_value = "full", value_name = "SETS")]
     pub epd_features: String,
 
+    /// Stop at the first bad EPD line instead of reporting and skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -101,11 +105,9 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     super::extract::refuse_repeated_inputs(args.datasets.iter().map(PathBuf::as_path), "rows")?;
     let k = args.k.and_then(|choice| choice.0);
     let weights = Weights::resolve(&args.weights).context("--weights")?;
-    let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: false };
+    let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: args.strict };
     let (positions, report) = load_positions(&args.datasets, &options)?;
-    if report.bad_lines > 0 {
-        eprintln!("pgntune: warning: {} bad lines skipped", report.bad_lines);
-    }
+    super::fit::warn_bad_lines(&report);
     let columns = positions.layout().columns();
     let weight_layout = weights.layout()?;
     if let Some(missing) = columns.iter().find(|c| !weight_layout.columns().contains(c)) {

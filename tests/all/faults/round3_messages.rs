@@ -24,3 +24,24 @@ fn m3_weights_plot_makes_its_folder_as_its_help_says() {
     pgntune_in(dir.path()).args(["weights", "plot", "full", "figs"]).assert().success();
     assert!(dir.path().join("figs").is_dir());
 }
+
+const EPD: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"1-0\";\n\
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - c9 \"0-1\";\n";
+
+#[test]
+fn m4_evaluate_names_bad_lines_takes_strict_and_a_bom_is_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "bad.epd", format!("{EPD}not a position\n"));
+    let out = pgntune_in(d).args(["evaluate", "bad.epd", "--weights", "classical", "--epd-features", "material"]).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("bad.epd: line 3:"), "{stderr}");
+    fails_untouched(d, pgntune_in(d).args(["evaluate", "bad.epd", "--weights", "classical", "--epd-features", "material", "--strict"]), "line 3");
+    // A byte order mark before the first line: both positions are read.
+    write(d, "bom.epd", format!("\u{feff}{EPD}"));
+    let json = stdout_of(pgntune_in(d).args(["evaluate", "bom.epd", "--weights", "classical", "--epd-features", "material", "--json", "--strict"]));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap()["positions"], 2);
+    write(d, "bom.csv", "\u{feff}P,N,B,R,Q,result\n1,0,0,0,0,1\n-1,0,0,0,0,0\n");
+    let json = stdout_of(pgntune_in(d).args(["fit", "bom.csv", "--k", "1", "--json", "-q"]));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap()["train_positions"], 2);
+}
