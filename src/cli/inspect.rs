@@ -126,7 +126,11 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
         outln!("{} on {} positions:", weights.name, result.positions)?;
         outln!("  log-loss  {:.6}", result.log_loss)?;
         outln!("  MSE       {:.6} (at K = {:.4})", result.mse, result.k)?;
-        outln!("  accuracy  {:.2}% of positions from decisive games favour the winner", 100.0 * result.accuracy)?;
+        if result.accuracy.is_nan() {
+            outln!("  accuracy  n/a (no decisive games)")?;
+        } else {
+            outln!("  accuracy  {:.2}% of positions from decisive games favour the winner", 100.0 * result.accuracy)?;
+        }
     }
     Ok(())
 }

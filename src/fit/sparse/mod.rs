@@ -331,6 +331,14 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         let draws_left_out = (0..n).filter(|&i| !usable(i)).count();
         return Err(TuneError::Empty { read: n, held_out, draws_left_out });
     }
+    // Nothing held out: the held-out loss would be 0/0, printed as NaN.
+    if let (Some(test), Some((fraction, _))) = (&test, config.holdout)
+        && !test.iter().any(|&h| h)
+    {
+        return Err(TuneError::Invalid(format!(
+            "--holdout {fraction}: no game is held out of the {n} positions; give a larger fraction (or leave out --holdout)"
+        )));
+    }
 
     // K, fitted on the starting weights against the game results.
     let mut objective = Objective {

@@ -45,3 +45,16 @@ fn m4_evaluate_names_bad_lines_takes_strict_and_a_bom_is_no_line() {
     let json = stdout_of(pgntune_in(d).args(["fit", "bom.csv", "--k", "1", "--json", "-q"]));
     assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap()["train_positions"], 2);
 }
+
+#[test]
+fn m5_no_nan_for_an_empty_holdout_or_draws_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "t.pgn", GAMES);
+    pgntune_in(d).args(["extract", "t.pgn", "-q", "-o", "r.csv"]).assert().success();
+    let message = fails_untouched(d, pgntune_in(d).args(["fit", "r.csv", "--k", "1", "--holdout", "1e-9"]), "no game is held out");
+    assert!(!message.contains("NaN"), "{message}");
+    write(d, "draws.csv", "P,N,B,R,Q,result\n1,0,0,0,0,0.5\n-1,0,0,0,0,0.5\n");
+    let out = stdout_of(pgntune_in(d).args(["evaluate", "draws.csv", "--weights", "classical", "--epd-features", "material"]));
+    assert!(!out.contains("NaN") && out.contains("accuracy  n/a (no decisive games)"), "{out}");
+}
