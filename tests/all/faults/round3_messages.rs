@@ -58,3 +58,17 @@ fn m5_no_nan_for_an_empty_holdout_or_draws_only() {
     let out = stdout_of(pgntune_in(d).args(["evaluate", "draws.csv", "--weights", "classical", "--epd-features", "material"]));
     assert!(!out.contains("NaN") && out.contains("accuracy  n/a (no decisive games)"), "{out}");
 }
+
+#[test]
+fn m6_uci_hash_takes_the_advertised_range() {
+    let session = |script: &str| -> String {
+        let out = pgntune().arg("uci").write_stdin(script.to_string()).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap() + &String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    };
+    for value in ["0", "-5", "4097"] {
+        let out = session(&format!("uci\nsetoption name Hash value {value}\nisready\nquit\n"));
+        assert!(out.contains(&format!("'{value}' is not a whole number from 1 to 4096")), "{value}: {out}");
+    }
+    let out = session("uci\nsetoption name Hash value 1\nisready\nquit\n");
+    assert!(!out.contains("is not") && out.contains("readyok"), "{out}");
+}
