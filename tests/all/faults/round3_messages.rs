@@ -72,3 +72,16 @@ fn m6_uci_hash_takes_the_advertised_range() {
     let out = session("uci\nsetoption name Hash value 1\nisready\nquit\n");
     assert!(!out.contains("is not") && out.contains("readyok"), "{out}");
 }
+
+#[test]
+fn m7_analyze_names_the_dataset_kinds_it_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "t.pgn", GAMES);
+    for (format, kind) in [("svm", "a LIBSVM (.svm) dataset"), ("ijv", "a sparse triplet (.ijv) dataset"), ("epd", "an EPD dataset")] {
+        let out = format!("r.{format}");
+        pgntune_in(d).args(["extract", "t.pgn", "-q", "-o", &out]).assert().success();
+        let message = fails_untouched(d, pgntune_in(d).args(["analyze", &out]), kind);
+        assert!(message.contains("PGN files and .mat, .csv, .tsv or .parquet") && !message.contains("no PGN game"), "{message}");
+    }
+}
