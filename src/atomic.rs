@@ -137,13 +137,22 @@ impl AtomicFile {
         // files would be 0600).
         use std::os::unix::fs::PermissionsExt;
         let mode = existing.as_ref().map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        // The name is registered before the file is made: a signal between
+        // making and registering left the file behind (the signal's sweep
+        // holds the registry until the process exits, so a registration
+        // that waits for it never makes its file). Splits, which make a
+        // file per shard, lost that race nearly every time.
+        let mut registration = None;
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".partial")
-            .permissions(std::fs::Permissions::from_mode(mode))
-            .tempfile_in(&dir)
+            .make_in(&dir, |temp_path| {
+                use std::os::unix::fs::OpenOptionsExt;
+                registration = Some(register(temp_path));
+                OpenOptions::new().read(true).write(true).create_new(true).mode(mode).open(temp_path)
+            })
             .map_err(err)?;
-        let registration = register(temp.path());
+        let registration = registration.expect("made by the closure that registers it");
         Ok(AtomicFile {
             target: target.to_path_buf(),
             sink: Sink::Replace { path, writer: BufWriter::with_capacity(1 << 16, temp), _registration: registration },

@@ -90,6 +90,14 @@ pub enum WeightsError {
         /// The preset names.
         presets: String,
     },
+    /// A preset's name that is also a file in the current folder.
+    #[error(
+        "'{spec}' is both a preset and a file in the current folder; write ./{spec} for the file, or rename the file (or run elsewhere) for the preset"
+    )]
+    Ambiguous {
+        /// What was asked for.
+        spec: String,
+    },
     /// The file could not be read.
     #[error("{path}: {source}")]
     Io {
@@ -164,6 +172,9 @@ pub enum WeightsError {
     },
 }
 
+/// The largest weights file read, in bytes.
+const MAX_FILE: u64 = 16 << 20;
+
 /// The built-in presets: name, one-line description, P N B R Q in centipawns.
 pub const PRESETS: &[(&str, &str, [f64; 5])] = &[
     ("classical", "the textbook 1-3-3-5-9 scale", {
@@ -195,13 +206,23 @@ impl Weights {
         PRESETS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)).map(|&(n, _, cp)| Weights::material(n, cp))
     }
 
+    /// The file a weights spec names, or `None` for a preset: the file
+    /// that [`Weights::resolve`] reads, which no output may replace.
+    pub fn file(spec: &str) -> Option<&Path> {
+        let preset = Weights::preset(spec).is_some() || spec.eq_ignore_ascii_case(crate::presets::FULL);
+        (!preset).then_some(Path::new(spec)).filter(|path| spec.contains(['/', '.']) || path.exists())
+    }
+
     /// A preset name or the path of a weights file.
     pub fn resolve(spec: &str) -> Result<Weights, WeightsError> {
-        if let Some(w) = Weights::preset(spec) {
+        let preset = Weights::preset(spec).or_else(|| spec.eq_ignore_ascii_case(crate::presets::FULL).then(crate::presets::full));
+        if let Some(w) = preset {
+            // A file of a preset's name in the current folder: which one
+            // was meant cannot be told, and a guess is a silent wrong answer.
+            if Path::new(spec).exists() && !Path::new(spec).is_dir() {
+                return Err(WeightsError::Ambiguous { spec: spec.to_string() });
+            }
             return Ok(w);
-        }
-        if spec.eq_ignore_ascii_case(crate::presets::FULL) {
-            return Ok(crate::presets::full());
         }
         let path = Path::new(spec);
         // Anything that looks like a file name is one: its I/O error says
@@ -219,8 +240,16 @@ impl Weights {
     /// Reads a TOML or JSON weights file and checks it.
     pub fn load(path: &Path) -> Result<Weights, WeightsError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| WeightsError::Io { path: name.clone(), source })?;
         let parse_err = |message: String| WeightsError::Parse { path: name.clone(), message };
+        // Read at most one byte past the limit: an endless file (/dev/zero)
+        // or a huge one is refused rather than read until memory runs out.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE + 1), &mut bytes))
+            .map_err(|source| WeightsError::Io { path: name.clone(), source })?;
+        if bytes.len() as u64 > MAX_FILE {
+            return Err(parse_err("not a weights file (larger than 16 MiB; pgntune's largest weights file is well under 1 MiB)".into()));
+        }
         // A binary file (a dataset, a PGN archive) is named as what it is not.
         let text =
             String::from_utf8(bytes).map_err(|_| parse_err("not a weights file (pgntune writes TOML or JSON text; this is not text)".into()))?;

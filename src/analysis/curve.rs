@@ -35,10 +35,21 @@ impl Scale {
         Scale::parse("1-3-3-5-9").expect("the classical scale parses")
     }
 
+    /// The five values of a `1-3-3-5-9` style spec, if it is one.
+    fn values(spec: &str) -> Option<Vec<f64>> {
+        let numbers: Option<Vec<f64>> = spec.split('-').map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite())).collect();
+        numbers.filter(|n| n.len() == 5)
+    }
+
+    /// The weights file a spec names, if it names one: an input that no
+    /// output may replace.
+    pub fn file(spec: &str) -> Option<&std::path::Path> {
+        if Scale::values(spec).is_some() { None } else { Weights::file(spec) }
+    }
+
     /// `1-3-3-5-9` style (values of P N B R Q in pawns), or a weights file or preset (centipawns / 100).
     pub fn parse(spec: &str) -> Result<Scale, ScaleError> {
-        let numbers: Option<Vec<f64>> = spec.split('-').map(|v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite())).collect();
-        if let Some(numbers) = numbers.filter(|n| n.len() == 5) {
+        if let Some(numbers) = Scale::values(spec) {
             // A zero value makes every balance on it zero: the curve has one point and no slope.
             if numbers.iter().any(|&v| v <= 0.0) {
                 return Err(ScaleError::NotPositive(spec.to_string()));

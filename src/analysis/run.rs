@@ -160,6 +160,22 @@ pub fn is_dataset(input: &str) -> bool {
     matches!(Format::from_path(Path::new(input)), Some(Format::Mat | Format::Csv | Format::Tsv | Format::Parquet))
 }
 
+/// Why `analyze` cannot read `input` when it is a dataset of a kind it does
+/// not take (named by its extension): read as PGN, it gave "no PGN game
+/// found", which sent the user looking for a broken PGN file.
+pub fn unread_dataset(input: &str) -> Option<String> {
+    use crate::dataset::Format;
+    let kind = match Format::from_path(Path::new(input))? {
+        Format::Svm => "a LIBSVM (.svm) dataset",
+        Format::Ijv => "a sparse triplet (.ijv) dataset",
+        Format::Epd => "an EPD dataset",
+        _ => return None,
+    };
+    Some(format!(
+        "{kind}, which analyze does not read: it takes PGN files and .mat, .csv, .tsv or .parquet datasets (fit reads this one, or extract the PGN again)"
+    ))
+}
+
 /// A file's name up to its first dot.
 pub fn stem(input: &str) -> String {
     let name = Path::new(input).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| input.to_string());
@@ -255,6 +271,9 @@ pub fn run(config: &AnalyzeConfig, observer: &dyn ReadObserver) -> Result<Analyz
     let columns = read.layout.columns();
     let mut rows = Rows { groups: BTreeMap::new(), all: None, track_games: config.fit.bootstrap.is_some() || config.fit.holdout.is_some() };
     let mut inputs = Vec::new();
+    if let Some((input, reason)) = config.inputs.iter().find_map(|i| unread_dataset(i).map(|r| (i, r))) {
+        return Err(AnalyzeError::Input { input: input.clone(), reason });
+    }
     for (n, input) in config.inputs.iter().enumerate() {
         let source = stem(input);
         if is_dataset(input) {

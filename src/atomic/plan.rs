@@ -170,11 +170,17 @@ fn folder_of(path: &Path) -> PathBuf {
 /// Fails unless a file can be created in `folder` (tried, not guessed
 /// from permission bits: root, ACLs and read-only mounts all count).
 fn check_writable(path: &Path, folder: &Path) -> Result<(), PlanError> {
-    tempfile::Builder::new().prefix(".pgntune-check.").tempfile_in(folder).map(drop).map_err(|source| PlanError::NotWritable {
-        path: name(path),
-        folder: name(folder),
-        source,
-    })
+    // Registered before it is made, as the outputs' temporary files are
+    // (see `AtomicFile::create`): a signal in between left it behind.
+    let mut registration = None;
+    tempfile::Builder::new()
+        .prefix(".pgntune-check.")
+        .make_in(folder, |probe| {
+            registration = Some(super::register(probe));
+            std::fs::OpenOptions::new().write(true).create_new(true).open(probe)
+        })
+        .map(drop)
+        .map_err(|source| PlanError::NotWritable { path: name(path), folder: name(folder), source })
 }
 
 impl OutputPlan {

@@ -175,6 +175,10 @@ pub(super) fn run_analyze(args: AnalyzeCommand) -> Result<()> {
     for input in &args.inputs {
         plan.input(Path::new(input));
     }
+    args.read.plan_inputs(&mut plan);
+    if let Some(scale) = Scale::file(&args.scale) {
+        plan.input(scale);
+    }
     check_inputs(&args.inputs.iter().map(|i| InputSource::from_arg(i)).collect::<Vec<_>>())?;
     args.fit.plan_outputs(&mut plan)?;
     if let Some(dir) = &args.plot {
@@ -263,6 +267,10 @@ fn run_imbalance(args: AnalyzeCommand) -> Result<()> {
     let mut plan = OutputPlan::new(args.fit.force);
     for input in &args.inputs {
         plan.input(Path::new(input));
+    }
+    args.read.plan_inputs(&mut plan);
+    if let Some(scale) = Scale::file(&args.scale) {
+        plan.input(scale);
     }
     check_inputs(&args.inputs.iter().map(|i| InputSource::from_arg(i)).collect::<Vec<_>>())?;
     if let Some(dir) = &args.plot {

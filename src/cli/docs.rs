@@ -32,9 +32,9 @@ pub struct CompletionsCommand {
 #[derive(Debug, Args)]
 #[command(after_help = "Example: pgntune man > pgntune.1 && man ./pgntune.1")]
 pub struct ManCommand {
-    /// The page of one command (e.g. match) instead of the main page.
+    /// The page of one command (e.g. match, or weights show) instead of the main page.
     #[arg(value_name = "COMMAND")]
-    pub command: Option<String>,
+    pub command: Vec<String>,
 }
 
 /// The completion script for `shell`.
@@ -49,20 +49,31 @@ pub fn completions(shell: ShellArg) -> Vec<u8> {
     script
 }
 
-/// The man page (roff) of the whole program, or of one command.
-pub fn man_page(command: Option<&str>) -> Result<Vec<u8>> {
-    let mut cmd = super::command();
-    cmd.build();
-    let page = match command {
-        None => cmd,
-        Some(name) => match cmd.find_subcommand(name) {
-            // Built, a command's display name is `pgntune-NAME`: the page's title.
-            Some(sub) => sub.clone(),
-            None => anyhow::bail!("'{name}' is not a pgntune command"),
-        },
-    };
+/// The man page (roff) of the whole program, or of one command: `path`
+/// names it from the top (`["weights", "show"]` for `pgntune-weights-show`,
+/// the page that `pgntune man weights` lists).
+pub fn man_page(path: &[impl AsRef<str>]) -> Result<Vec<u8>> {
+    let mut page = super::command();
+    page.build();
+    for (depth, name) in path.iter().enumerate() {
+        let name = name.as_ref();
+        let Some(sub) = page.find_subcommand(name) else {
+            let above: Vec<&str> = path[..depth].iter().map(AsRef::as_ref).collect();
+            if above.is_empty() {
+                anyhow::bail!("'{name}' is not a pgntune command");
+            }
+            anyhow::bail!("'{name}' is not a command of 'pgntune {}'", above.join(" "));
+        };
+        // Built, a command's display name is `pgntune-NAME` (and
+        // `pgntune-NAME-SUB` below it): the page's title.
+        page = sub.clone();
+    }
+    let name = page.get_display_name().unwrap_or_else(|| page.get_name()).to_string();
+    let version = super::command().get_version().unwrap_or_default().to_string();
     let mut roff = Vec::new();
-    clap_mangen::Man::new(page).render(&mut roff)?;
+    // The header's source is the page's name (`pgntune-weights 0.1.0`),
+    // not the bare subcommand's.
+    clap_mangen::Man::new(page).source(format!("{name} {version}")).render(&mut roff)?;
     Ok(roff)
 }
 
@@ -72,6 +83,6 @@ pub(super) fn run_completions(args: CompletionsCommand) -> Result<()> {
 }
 
 pub(super) fn run_man(args: ManCommand) -> Result<()> {
-    std::io::stdout().lock().write_all(&man_page(args.command.as_deref())?)?;
+    std::io::stdout().lock().write_all(&man_page(&args.command)?)?;
     Ok(())
 }

@@ -88,6 +88,14 @@ pub struct ReadArgs {
 }
 
 impl ReadArgs {
+    /// Records the files these options read (a `--qsearch-weights` file),
+    /// which no output may replace: call before any output is planned.
+    pub fn plan_inputs(&self, plan: &mut OutputPlan) {
+        if let Some(path) = crate::weights::Weights::file(&self.qsearch_weights) {
+            plan.input(path);
+        }
+    }
+
     /// The library configuration these arguments describe.
     pub fn config(&self, seed: u64) -> Result<ExtractConfig> {
         let layout = FeatureLayout::parse(&self.features)?;
@@ -203,6 +211,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
     for input in &args.inputs {
         plan.input(Path::new(input));
     }
+    args.read.plan_inputs(&mut plan);
     for path in &args.outputs {
         if crate::atomic::is_stdout(path) && args.format.is_none() {
             bail!("-o -: standard output has no extension to take the format from; give --format");

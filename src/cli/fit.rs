@@ -261,6 +261,17 @@ pub struct FitCommand {
     pub quiet: bool,
 }
 
+/// Warns of the EPD lines a load skipped: the first ones with their file,
+/// line and why, then how many more.
+pub(super) fn warn_bad_lines(report: &crate::dataset::load::LoadReport) {
+    for (file, problem) in &report.problems {
+        eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
+    }
+    if report.bad_lines > report.problems.len() as u64 {
+        eprintln!("pgntune: warning: {} more bad lines skipped", report.bad_lines - report.problems.len() as u64);
+    }
+}
+
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     let mut plan = OutputPlan::new(args.fit.force);
     for path in &args.datasets {
@@ -282,12 +293,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
         let options = LoadOptions { epd_layout, strict: args.strict };
         match load_positions(&args.datasets, &options) {
             Ok((positions, load_report)) => {
-                for (file, problem) in &load_report.problems {
-                    eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
-                }
-                if load_report.bad_lines > load_report.problems.len() as u64 {
-                    eprintln!("pgntune: warning: {} more bad lines skipped", load_report.bad_lines - load_report.problems.len() as u64);
-                }
+                warn_bad_lines(&load_report);
                 if args.fit.wants_tuner(positions.layout(), &args.tuner) {
                     let settings = args.fit.tuner_settings(args.threads)?;
                     run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(args.quiet), &name)?;
@@ -375,6 +381,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     for input in &inputs {
         plan.input(Path::new(input));
     }
+    args.read.plan_inputs(&mut plan);
     args.tuner.plan_inputs(&mut plan);
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;

@@ -69,6 +69,10 @@ pub struct EvaluateCommand {
     #[arg(long, default_value = "full", value_name = "SETS")]
     pub epd_features: String,
 
+    /// Stop at the first bad EPD line instead of reporting and skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -98,11 +102,9 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     super::extract::refuse_repeated_inputs(args.datasets.iter().map(PathBuf::as_path), "rows")?;
     let k = args.k.and_then(|choice| choice.0);
     let weights = Weights::resolve(&args.weights).context("--weights")?;
-    let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: false };
+    let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: args.strict };
     let (positions, report) = load_positions(&args.datasets, &options)?;
-    if report.bad_lines > 0 {
-        eprintln!("pgntune: warning: {} bad lines skipped", report.bad_lines);
-    }
+    super::fit::warn_bad_lines(&report);
     let columns = positions.layout().columns();
     let weight_layout = weights.layout()?;
     if let Some(missing) = columns.iter().find(|c| !weight_layout.columns().contains(c)) {
@@ -121,7 +123,11 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
         outln!("{} on {} positions:", weights.name, result.positions)?;
         outln!("  log-loss  {:.6}", result.log_loss)?;
         outln!("  MSE       {:.6} (at K = {:.4})", result.mse, result.k)?;
-        outln!("  accuracy  {:.2}% of positions from decisive games favour the winner", 100.0 * result.accuracy)?;
+        if result.accuracy.is_nan() {
+            outln!("  accuracy  n/a (no decisive games)")?;
+        } else {
+            outln!("  accuracy  {:.2}% of positions from decisive games favour the winner", 100.0 * result.accuracy)?;
+        }
     }
     Ok(())
 }
@@ -162,7 +168,7 @@ pub enum WeightsAction {
         /// A weights file or a preset.
         #[arg(value_name = "WEIGHTS")]
         weights: String,
-        /// The folder (it must exist).
+        /// The folder (made if it does not exist; its parent must exist).
         #[arg(value_name = "DIR")]
         dir: PathBuf,
         /// Replace existing figures pgntune did not write.

@@ -223,8 +223,16 @@ pub fn parse_line(line: &str) -> Result<EpdPosition, String> {
         rest = &rest[after_first + after_second..];
     }
     let (mut result, mut ce) = (None, None);
+    let mut read: Vec<&str> = Vec::new();
     for operation in rest.split(';').map(str::trim).filter(|o| !o.is_empty()) {
         let (opcode, operand) = operation.split_once(char::is_whitespace).map_or((operation, ""), |(a, b)| (a, b.trim()));
+        // An opcode this reader uses, given twice: which one is meant cannot be told.
+        if ["c9", "ce", "hmvc", "fmvn"].contains(&opcode) {
+            if read.contains(&opcode) {
+                return Err(format!("two '{opcode}' opcodes"));
+            }
+            read.push(opcode);
+        }
         match opcode {
             "c9" => result = Some(parse_result(operand).ok_or_else(|| format!("c9 {operand} is not a result"))?),
             "ce" => ce = Some(operand.parse::<i32>().map_err(|_| format!("ce {operand} is not a centipawn score"))?),
@@ -264,7 +272,7 @@ pub fn read_epd(
     sink: &mut dyn FnMut(&RowBatch) -> Result<(), DatasetError>,
 ) -> Result<(u64, Vec<EpdProblem>), DatasetError> {
     let io_err = |source| DatasetError::Io { path: path.display().to_string(), source };
-    let file = std::fs::File::open(path).map_err(io_err)?;
+    let file = super::text::open(path).map_err(io_err)?;
     let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
     let schema = Schema { eval: true, ..Schema::new(layout.clone()) };
     let mut batch = RowBatch::new(&schema);
@@ -276,7 +284,9 @@ pub fn read_epd(
     loop {
         line.clear();
         let read = reader.read_line(&mut line).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::InvalidData {
+            if e.get_ref().is_some_and(|inner| inner.is::<super::text::LineTooLong>()) {
+                DatasetError::Invalid { path: path.display().to_string(), message: super::text::line_error(number + 1, &e) }
+            } else if e.kind() == std::io::ErrorKind::InvalidData {
                 DatasetError::Invalid { path: path.display().to_string(), message: format!("line {}: not text (UTF-8)", number + 1) }
             } else {
                 io_err(e)
@@ -348,6 +358,9 @@ mod tests {
         );
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - [2.0]").unwrap_err().contains("not a result"));
         assert!(parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - | abc | 1.0").unwrap_err().contains("not an evaluation"));
+        // Issue 33: a label given twice was the last one, silently.
+        let twice = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"1-0\"; c9 \"0-1\";";
+        assert_eq!(parse_line(twice).unwrap_err(), "two 'c9' opcodes");
     }
 
     #[test]

@@ -67,7 +67,10 @@ pub fn read_positions(path: &Path) -> Result<Positions, DatasetError> {
     }
     match format {
         Some(super::Format::Epd) => {
-            let text = std::fs::read_to_string(path).map_err(io)?;
+            let mut text = String::new();
+            super::text::open(path).and_then(|mut r| std::io::Read::read_to_string(&mut r, &mut text)).map_err(|e| {
+                if e.get_ref().is_some_and(|inner| inner.is::<super::text::LineTooLong>()) { invalid(path, e.to_string()) } else { io(e) }
+            })?;
             let mut rows = Vec::new();
             for (n, line) in text.lines().enumerate() {
                 let line = line.trim();
@@ -86,7 +89,7 @@ pub fn read_positions(path: &Path) -> Result<Positions, DatasetError> {
             if sep != b',' {
                 builder.escape(Some(b'\\')).double_quote(false);
             }
-            let mut reader = builder.from_reader(BufReader::new(File::open(path).map_err(io)?));
+            let mut reader = builder.from_reader(BufReader::new(super::text::open(path).map_err(io)?));
             let csv_err = |e: csv::Error| invalid(path, e.to_string());
             let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
             let col = |name: &str| header.iter().position(|h| h == name);

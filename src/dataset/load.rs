@@ -41,6 +41,8 @@ struct Row<'a> {
     values: &'a [(usize, f64)],
     result: GameResult,
     eval: f32,
+    /// How many rows of this result it stands for (a merged row's count).
+    weight: f64,
 }
 
 /// What readers feed.
@@ -147,14 +149,14 @@ fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dy
                 let base = games.offset;
                 let read = if kind == Kind::Svm { read_svm } else { read_triplets };
                 read(path, &mut |layout, batch| {
-                    games.see(batch.games.iter().copied().max().map(|g| g as f64));
+                    games.see(batch.games.iter().copied().max());
                     consumer.batch(path, layout, batch, base)
                 })?;
             }
             Kind::Epd => {
                 let base = games.offset;
                 let (bad, problems) = read_epd(path, &options.epd_layout, options.strict, &mut |batch| {
-                    games.see(batch.games.iter().copied().max().map(|g| g as f64));
+                    games.see(batch.games.iter().copied().max());
                     consumer.batch(path, &options.epd_layout, batch, base)
                 })?;
                 report.bad_lines += bad;
@@ -174,19 +176,41 @@ struct GameIds {
 }
 
 impl GameIds {
-    /// The combined id of a file's game id (None for a missing or bad id).
-    fn id(&mut self, game: Option<f64>) -> Option<u64> {
-        let id = game.filter(|g| *g >= 0.0 && g.fract() == 0.0)? as u64;
-        self.next = self.next.max(self.offset + id + 1);
-        Some(self.offset + id)
+    /// The combined id of a file's game id (None for a missing id).
+    fn id(&mut self, game: Option<u64>) -> Option<u64> {
+        let id = self.offset.saturating_add(game?);
+        self.next = self.next.max(id.saturating_add(1));
+        Some(id)
     }
 
-    fn see(&mut self, max: Option<f64>) {
+    fn see(&mut self, max: Option<u64>) {
         self.id(max);
     }
 
     fn next_file(&mut self) {
         self.offset = self.next;
+    }
+}
+
+/// A game id written as text: a whole number of at least 0, read as an
+/// integer (ids past 2^53 have no exact float: read as floats, games
+/// merged), or a float with a whole value below 2^53 (`12.0`).
+fn game_id(text: &str) -> Result<u64, String> {
+    match (text.parse::<u64>(), text.parse::<f64>()) {
+        (Ok(id), _) => Ok(id),
+        (_, Ok(v)) => game_id_of_float(v),
+        _ => Err(format!("game id '{text}' is not a whole number of at least 0")),
+    }
+}
+
+/// A game id stored as a float: whole, at least 0 and exact (below 2^53).
+pub(super) fn game_id_of_float(v: f64) -> Result<u64, String> {
+    if !(v >= 0.0 && v.fract() == 0.0) {
+        Err(format!("game id {v} is not a whole number of at least 0"))
+    } else if v >= 9_007_199_254_740_992.0 {
+        Err(format!("game id {v} is past 2^53 as a float, where ids are not exact: write game ids as integers"))
+    } else {
+        Ok(v as u64)
     }
 }
 
@@ -205,12 +229,12 @@ fn nonzero(x: &[f64], out: &mut Vec<(usize, f64)>) {
 }
 
 fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError> {
-    let file = File::open(path).map_err(io_error(path))?;
+    let file = super::text::open(path).map_err(io_error(path))?;
     let mut width: Option<usize> = None;
     let mut pairs = Vec::new();
     let mut x = Vec::new();
     for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| invalid(path, format!("line {}: {e}", n + 1)))?;
+        let line = line.map_err(|e| invalid(path, super::text::line_error(n as u64 + 1, &e)))?;
         let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
         if line.trim().is_empty() {
             continue;
@@ -243,13 +267,13 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
         x.clear();
         x.extend(numbers[..w - 1].iter().map(|&v| v as f64));
         nonzero(&x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN }, None).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, None).map_err(at)?;
     }
     Ok(())
 }
 
 fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
-    let file = File::open(path).map_err(io_error(path))?;
+    let file = super::text::open(path).map_err(io_error(path))?;
     let mut builder = csv::ReaderBuilder::new();
     builder.delimiter(sep).has_headers(true).flexible(true);
     if sep != b',' {
@@ -295,7 +319,7 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
         let score = number(result_col)?;
         let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
         let game = match game_col {
-            Some(g) => Some(number(g)?),
+            Some(g) => Some(game_id(text(g)).map_err(at)?),
             None => None,
         };
         let eval = match eval_col.map(text) {
@@ -304,15 +328,16 @@ fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut
         };
         nonzero(&x, &mut pairs);
         let id = games.id(game);
-        consumer.row(Row { values: &pairs, result, eval }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval, weight: 1.0 }, id).map_err(at)?;
     }
     Ok(())
 }
 
 /// Merged rows: the feature columns, then `wins`, `draws` and `losses`
 /// (white's), one line per distinct feature vector, as a Spark
-/// aggregation writes them. Each line stands for that many rows; they
-/// have no game ids.
+/// aggregation writes them. Each line stands for that many rows, and is
+/// read as one row per result with its count as weight; they have no game
+/// ids.
 fn read_counts<R: Read>(
     path: &Path,
     header: &[String],
@@ -345,8 +370,10 @@ fn read_counts<R: Read>(
             if n < 0.0 || n.fract() != 0.0 {
                 return Err(at(format!("'{n}' in column '{}' is not a count", header[col])));
             }
-            for _ in 0..n as u64 {
-                consumer.row(Row { values: &pairs, result, eval: f32::NAN }, None).map_err(&at)?;
+            // One row of weight n, not n rows: counts of a big aggregation
+            // (10^8 and more) held a row each, more than memory.
+            if n > 0.0 {
+                consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: n }, None).map_err(&at)?;
             }
         }
     }
@@ -382,9 +409,13 @@ fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) ->
         }
         let score = *scores.get(row).ok_or_else(|| at("no result in y".into()))?;
         let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-        let id = games.id(game_ids.get(row).copied());
+        let game = match game_ids.get(row) {
+            Some(&g) => Some(game_id_of_float(g).map_err(&at)?),
+            None => None,
+        };
+        let id = games.id(game);
         nonzero(x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, id).map_err(at)?;
         row += 1;
         Ok(())
     })?;
@@ -405,12 +436,12 @@ enum OctaveItem<'a> {
 /// Walks the variables of an Octave text file, calling `visit` for every
 /// matrix row and string element.
 fn octave_items(path: &Path, mut visit: impl FnMut(OctaveItem<'_>) -> Result<(), DatasetError>) -> Result<(), DatasetError> {
-    let file = File::open(path).map_err(io_error(path))?;
+    let file = super::text::open(path).map_err(io_error(path))?;
     let mut lines = BufReader::new(file).lines().enumerate();
     let mut name = String::new();
     let mut numbers = Vec::new();
     while let Some((n, line)) = lines.next() {
-        let line = line.map_err(io_error(path))?;
+        let line = line.map_err(|e| invalid(path, super::text::line_error(n as u64 + 1, &e)))?;
         let at = |msg: String| invalid(path, format!("line {}: {msg}", n + 1));
         let header = |key: &str| line.strip_prefix("# ").and_then(|l| l.strip_prefix(key)).map(|v| v.trim().to_string());
         if let Some(v) = header("name:") {
@@ -480,7 +511,18 @@ impl Consumer for MergeConsumer {
         for &(j, v) in row.values {
             self.x[j] = v;
         }
-        self.merger.as_mut().expect("columns first").add(&self.x, row.result, game);
+        let merger = self.merger.as_mut().expect("columns first");
+        if row.weight == 1.0 {
+            merger.add(&self.x, row.result, game);
+        } else {
+            let mut counts = [0.0; 3];
+            counts[match row.result {
+                GameResult::BlackWins => 0,
+                GameResult::Draw => 1,
+                GameResult::WhiteWins => 2,
+            }] = row.weight;
+            merger.add_counts(&self.x, counts);
+        }
         Ok(())
     }
 
@@ -535,7 +577,7 @@ impl Consumer for PositionConsumer {
         let phase = decoder.decode(row.values.iter().copied(), &mut self.terms)?;
         let positions = self.positions.as_mut().expect("columns first");
         let game = game.unwrap_or(positions.len() as u64);
-        positions.push(&self.terms, phase.unwrap_or(0), row.result.score() as f32, row.eval, game);
+        positions.push_weighted(&self.terms, phase.unwrap_or(0), row.result.score() as f32, row.eval, game, row.weight);
         Ok(())
     }
 

@@ -19,6 +19,7 @@ pub mod parquet;
 pub mod positions;
 pub mod score_table;
 pub mod svm;
+pub mod text;
 pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};

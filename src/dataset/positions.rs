@@ -162,6 +162,10 @@ pub struct Positions {
     evals: Vec<f32>,
     /// The position's game (for resampling and held-out splits by game).
     games: Vec<u64>,
+    /// How many rows each position stands for, when any stands for more
+    /// (or fewer) than one: a merged dataset's distinct row with its count.
+    /// `None` while every weight is 1.
+    weights: Option<Vec<f64>>,
 }
 
 /// Why positions cannot be stored.
@@ -188,6 +192,7 @@ impl Positions {
             scores: Vec::new(),
             evals: Vec::new(),
             games: Vec::new(),
+            weights: None,
         })
     }
 
@@ -208,11 +213,40 @@ impl Positions {
 
     /// Appends one position.
     pub fn push(&mut self, terms: &[TermValue], phase: u8, score: f32, eval: f32, game: u64) {
+        self.push_weighted(terms, phase, score, eval, game, 1.0);
+    }
+
+    /// Appends one position that stands for `weight` rows (a merged
+    /// dataset's distinct row): the fit counts it `weight` times, without
+    /// `weight` copies in memory.
+    pub fn push_weighted(&mut self, terms: &[TermValue], phase: u8, score: f32, eval: f32, game: u64, weight: f64) {
+        if weight != 1.0 && self.weights.is_none() {
+            self.weights = Some(vec![1.0; self.len()]);
+        }
         self.push_entries_of(terms);
         self.phases.push(phase);
         self.scores.push(score);
         self.evals.push(eval);
         self.games.push(game);
+        if let Some(weights) = &mut self.weights {
+            weights.push(weight);
+        }
+    }
+
+    /// How many rows position `i` stands for (1 unless it was pushed with a weight).
+    #[inline]
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.as_ref().map_or(1.0, |w| w[i])
+    }
+
+    /// True when some position stands for other than one row.
+    pub fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+
+    /// The rows the positions `keep` accepts stand for.
+    pub fn total_weight(&self, mut keep: impl FnMut(usize) -> bool) -> f64 {
+        (0..self.len()).filter(|&i| keep(i)).map(|i| self.weight(i)).sum()
     }
 
     /// Appends the packed entries of one position's terms and their end.
@@ -259,6 +293,9 @@ impl Positions {
             self.evals.resize(self.evals.len() + batch.len(), f32::NAN);
         }
         self.games.extend(batch.games.iter().map(|g| game_base + g));
+        if let Some(weights) = &mut self.weights {
+            weights.resize(self.phases.len(), 1.0);
+        }
     }
 
     /// Appends all positions of `other` (same layout), with game ids offset by `game_base`.
@@ -271,6 +308,11 @@ impl Positions {
         self.scores.extend_from_slice(&other.scores);
         self.evals.extend_from_slice(&other.evals);
         self.games.extend(other.games.iter().map(|g| g + game_base));
+        if self.weights.is_some() || other.weights.is_some() {
+            let before = self.len() - other.len();
+            let weights = self.weights.get_or_insert_with(|| vec![1.0; before]);
+            weights.extend((0..other.len()).map(|i| other.weight(i)));
+        }
     }
 
     /// Appends a position's packed entries and their end (its other
@@ -380,6 +422,9 @@ impl Positions {
                 out.scores.push(self.scores[i]);
                 out.evals.push(self.evals[i]);
                 out.games.push(self.games[i]);
+                if let Some(weights) = &self.weights {
+                    out.weights.get_or_insert_with(Vec::new).push(weights[i]);
+                }
             }
         }
         out
@@ -387,7 +432,13 @@ impl Positions {
 
     /// Bytes of memory the positions occupy (their vectors' lengths).
     pub fn memory_bytes(&self) -> usize {
-        self.entries.len() * 2 + self.ends.len() * 8 + self.phases.len() + self.scores.len() * 4 + self.evals.len() * 4 + self.games.len() * 8
+        self.entries.len() * 2
+            + self.ends.len() * 8
+            + self.phases.len()
+            + self.scores.len() * 4
+            + self.evals.len() * 4
+            + self.games.len() * 8
+            + self.weights.as_ref().map_or(0, |w| w.len() * 8)
     }
 
     /// Frees spare capacity (after loading, before a long fit).
@@ -398,6 +449,9 @@ impl Positions {
         self.scores.shrink_to_fit();
         self.evals.shrink_to_fit();
         self.games.shrink_to_fit();
+        if let Some(weights) = &mut self.weights {
+            weights.shrink_to_fit();
+        }
     }
 }
 

@@ -155,14 +155,14 @@ fn parse_game_line(text: &str) -> Result<GameLine, String> {
 /// `# game` line before them get their line number as game id.
 pub fn read_svm(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -> Result<(), DatasetError>) -> Result<(), DatasetError> {
     let invalid = |message: String| DatasetError::Invalid { path: path.display().to_string(), message };
-    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io { path: path.display().to_string(), source })?;
+    let file = super::text::open(path).map_err(|source| DatasetError::Io { path: path.display().to_string(), source })?;
     let reader = std::io::BufReader::with_capacity(1 << 16, file);
     let mut layout: Option<(FeatureLayout, ColumnDecoder)> = None;
     let mut game: Option<GameLine> = None;
     let mut batch = RowBatch::default();
     let (mut pairs, mut terms) = (Vec::new(), Vec::new());
     for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| invalid(format!("line {}: {e}", n + 1)))?;
+        let line = line.map_err(|e| invalid(super::text::line_error(n as u64 + 1, &e)))?;
         let at = |m: String| invalid(format!("line {}: {m}", n + 1));
         if let Some(comment) = line.strip_prefix('#') {
             let comment = comment.trim();

@@ -82,10 +82,21 @@ impl RowWriter for TripletWriter {
             for &(j, v) in &self.pairs {
                 entry(&mut self.line, j + 1, v, &mut numbers);
             }
-            for (j, v) in [(c + 1, batch.results[r].score()), (c + 2, batch.games[r] as f64), (c + 3, f64::from(batch.plies[r]))] {
-                if v != 0.0 {
-                    entry(&mut self.line, j, v, &mut numbers);
-                }
+            if batch.results[r].score() != 0.0 {
+                entry(&mut self.line, c + 1, batch.results[r].score(), &mut numbers);
+            }
+            // The game id as an integer: ids past 2^53 have no exact float.
+            if batch.games[r] != 0 {
+                let line = &mut self.line;
+                line.extend_from_slice(numbers.int(i).as_bytes());
+                line.push(b' ');
+                line.extend_from_slice(numbers.int(c + 2).as_bytes());
+                line.push(b' ');
+                line.extend_from_slice(numbers.int(batch.games[r]).as_bytes());
+                line.push(b'\n');
+            }
+            if batch.plies[r] != 0 {
+                entry(&mut self.line, c + 3, f64::from(batch.plies[r]), &mut numbers);
             }
             if self.eval
                 && let Some(&e) = batch.evals.get(r)
@@ -107,32 +118,52 @@ impl RowWriter for TripletWriter {
     }
 }
 
-/// The number of rows declared by the size line `R C 0` that ends a
-/// `.ijv` file (blank lines after it allowed), read from the file's tail;
-/// 0 for a file of header lines only (an empty dataset, written without a
-/// size line, which Octave and R would refuse) or no lines at all (left to
-/// the header check); `None` when the last line is something else. The
-/// file is left at its start.
-fn size_line(file: &mut std::fs::File) -> std::io::Result<Option<u64>> {
+/// The size line `R C 0` that ends a `.ijv` file (blank lines after it
+/// allowed), read from the file's tail.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum SizeLine {
+    /// The last line: `rows` rows of `columns` columns.
+    Found { rows: u64, columns: u64 },
+    /// A file of header lines only (an empty dataset, written without a
+    /// size line, which Octave and R would refuse) or no lines at all (left
+    /// to the header check): no row may follow.
+    Empty,
+}
+
+/// Reads the size line from the file's tail; `None` when the last line is
+/// something else. The file is left at its start.
+fn size_line(file: &mut std::fs::File) -> std::io::Result<Option<SizeLine>> {
     use std::io::{Read, Seek, SeekFrom};
     let length = file.seek(SeekFrom::End(0))?;
     let tail_start = length.saturating_sub(4096);
     file.seek(SeekFrom::Start(tail_start))?;
     let mut tail = Vec::new();
-    file.read_to_end(&mut tail)?;
+    // At most the tail's length: a device (/dev/zero) has no end to read to.
+    Read::by_ref(file).take(length - tail_start).read_to_end(&mut tail)?;
     file.seek(SeekFrom::Start(0))?;
     let text = String::from_utf8_lossy(&tail);
-    let Some(last) = text.lines().rev().map(str::trim).find(|l| !l.is_empty()) else { return Ok(Some(0)) };
+    let Some(last) = text.lines().rev().map(str::trim).find(|l| !l.is_empty()) else { return Ok(Some(SizeLine::Empty)) };
     if last.starts_with('%') {
-        return Ok(Some(0));
+        return Ok(Some(SizeLine::Empty));
     }
-    let numbers: Vec<f64> = last.split_whitespace().map_while(|t| t.parse::<f64>().ok()).collect();
+    let numbers: Vec<&str> = last.split_whitespace().collect();
     Ok(match numbers[..] {
-        [rows, columns, v] if v == 0.0 && rows >= 0.0 && rows.fract() == 0.0 && columns >= 1.0 && last.split_whitespace().count() == 3 => {
-            Some(rows as u64)
-        }
+        [rows, columns, "0"] => match (rows.parse::<u64>(), columns.parse::<u64>()) {
+            (Ok(rows), Ok(columns)) if columns >= 1 => Some(SizeLine::Found { rows, columns }),
+            _ => None,
+        },
         _ => None,
     })
+}
+
+/// The row being gathered: its number, feature values and extra columns.
+#[derive(Default)]
+struct Gathered {
+    values: Vec<(usize, f64)>,
+    result: f64,
+    game: u64,
+    ply: f64,
+    eval: Option<f64>,
 }
 
 /// Reads a `.ijv` file written by pgntune, calling `sink` with batches of rows.
@@ -144,43 +175,35 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
     // between row numbers, and only the declared size says how many there
     // may be. Without it a cut-short file lost its last rows' entries
     // unnoticed, and one wrong row number made up billions of empty rows.
-    let declared_rows = match size_line(&mut file).map_err(io)? {
-        Some(rows) => rows,
-        None => {
-            return Err(invalid(
-                "the last line is not the size line 'R C 0' that ends every pgntune .ijv file: the file is cut short, or not a pgntune .ijv".into(),
-            ));
-        }
+    let size = size_line(&mut file).map_err(io)?.ok_or_else(|| {
+        invalid("the last line is not the size line 'R C 0' that ends every pgntune .ijv file: the file is cut short, or not a pgntune .ijv".into())
+    })?;
+    let (declared_rows, declared_columns) = match size {
+        SizeLine::Found { rows, columns } => (rows, Some(columns)),
+        SizeLine::Empty => (0, None),
     };
-    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let reader = std::io::BufReader::with_capacity(1 << 16, super::text::TextReader::new(file));
     let mut layout: Option<FeatureLayout> = None;
     let mut decoder: Option<ColumnDecoder> = None;
     let mut batch = RowBatch::default();
-    // The row being gathered: its number, feature values and extra columns.
     let mut current: Option<u64> = None;
-    let mut values: Vec<(usize, f64)> = Vec::new();
-    let mut extra = [0.0f64; 4];
-    let mut has_eval = false;
+    let mut row = Gathered::default();
     let mut terms = Vec::new();
-    let mut flush = |layout: &FeatureLayout,
-                     decoder: &mut ColumnDecoder,
-                     values: &mut Vec<(usize, f64)>,
-                     extra: &[f64; 4],
-                     has_eval: bool,
-                     batch: &mut RowBatch|
-     -> Result<(), String> {
-        let phase = decoder.decode(values.drain(..), &mut terms)?;
-        let result = GameResult::from_score(extra[0]).ok_or_else(|| format!("result {} is not 0, 0.5 or 1", extra[0]))?;
+    let mut flush = |decoder: &mut ColumnDecoder, row: &mut Gathered, batch: &mut RowBatch| -> Result<(), String> {
+        let phase = decoder.decode(row.values.drain(..), &mut terms)?;
+        let result = GameResult::from_score(row.result).ok_or_else(|| format!("result {} is not 0, 0.5 or 1", row.result))?;
         batch.push_features(&terms, phase.unwrap_or(0));
         batch.results.push(result);
-        batch.games.push(extra[1] as u64);
-        batch.plies.push(extra[2] as u32);
-        batch.evals.push(if has_eval { extra[3] as f32 } else { f32::NAN });
-        debug_assert!(terms.iter().all(|t| usize::from(t.term) < layout.term_count()));
+        batch.games.push(row.game);
+        batch.plies.push(row.ply as u32);
+        batch.evals.push(row.eval.map_or(f32::NAN, |e| e as f32));
         Ok(())
     };
+    // Each data line is handled when the next one is read: the last one is
+    // the size line (whose value 0 is no entry, while a label of 0 is one).
+    let mut held: Option<(usize, String)> = None;
     for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| invalid(format!("line {}: {e}", n + 1)))?;
+        let line = line.map_err(|e| invalid(super::text::line_error(n as u64 + 1, &e)))?;
         let at = |m: String| invalid(format!("line {}: {m}", n + 1));
         if let Some(comment) = line.strip_prefix('%') {
             if let Some(spec) = comment.trim().strip_prefix("layout:") {
@@ -196,31 +219,41 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
         let (Some(l), Some(d)) = (&layout, &mut decoder) else {
             return Err(at("no '% layout:' header line before the values (not a pgntune .ijv file)".into()));
         };
+        if declared_columns.is_none() {
+            return Err(at("values, but the last line is not the size line 'R C 0' that ends every pgntune .ijv file: the file is cut short, or not a pgntune .ijv".into()));
+        }
+        let Some((n, line)) = held.replace((n, line)) else { continue };
+        let at = |m: String| invalid(format!("line {}: {m}", n + 1));
         let mut parts = line.split_whitespace();
-        let mut number = || parts.next().and_then(|t| t.parse::<f64>().ok()).filter(|v| v.is_finite());
-        let (Some(i), Some(j), Some(v)) = (number(), number(), number()) else {
+        let (Some(i), Some(j), Some(v)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(at(format!("expected 'i j v', found '{line}'")));
         };
-        if i < 1.0 || j < 1.0 || i.fract() != 0.0 || j.fract() != 0.0 {
+        let (Ok(i), Ok(j)) = (i.parse::<u64>(), j.parse::<u64>()) else {
+            return Err(at(format!("row and column numbers are whole numbers counting from 1: '{line}'")));
+        };
+        let Some(v) = v.parse::<f64>().ok().filter(|v| v.is_finite()) else {
+            return Err(at(format!("expected 'i j v', found '{line}'")));
+        };
+        if i < 1 || j < 1 {
             return Err(at(format!("row and column numbers count from 1: '{line}'")));
         }
-        let (i, j) = (i as u64, j as usize - 1);
         if i > declared_rows {
             return Err(at(format!("row {i} is past the {declared_rows} rows the size line at the end declares")));
         }
-        if v == 0.0 {
-            continue; // The size line.
+        if let Some(columns) = declared_columns.filter(|&c| j > c) {
+            return Err(at(format!("column {j} is past the {columns} columns the size line at the end declares")));
         }
+        let j = j as usize - 1;
         if current != Some(i) {
             if current.is_some_and(|c| i < c) {
                 return Err(at("rows out of order".into()));
             }
             if current.is_some() {
-                flush(l, d, &mut values, &extra, has_eval, &mut batch).map_err(&at)?;
+                flush(d, &mut row, &mut batch).map_err(&at)?;
             }
             // Rows without any entry are all zeros (black won, game 0, ply 0).
             for _ in current.unwrap_or(0) + 1..i {
-                flush(l, d, &mut Vec::new(), &[0.0; 4], false, &mut batch).map_err(&at)?;
+                flush(d, &mut Gathered::default(), &mut batch).map_err(&at)?;
                 if batch.len() >= 4096 {
                     sink(l, &batch)?;
                     batch.clear();
@@ -231,17 +264,23 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
                 batch.clear();
             }
             current = Some(i);
-            extra = [0.0; 4];
-            has_eval = false;
+            row = Gathered::default();
         }
         let c = l.len();
         match j {
-            j if j < c => values.push((j, v)),
-            j if j < c + EXTRA => extra[j - c] = v,
-            j if j == c + EXTRA => {
-                extra[3] = v;
-                has_eval = true;
+            j if j < c => {
+                if v != 0.0 {
+                    row.values.push((j, v));
+                }
             }
+            j if j == c => row.result = v,
+            j if j == c + 1 => {
+                // Read as an integer: ids past 2^53 have no exact float.
+                let text = line.split_whitespace().nth(2).unwrap_or_default();
+                row.game = text.parse::<u64>().map_err(|_| at(format!("game id '{text}' is not a whole number of at least 0")))?;
+            }
+            j if j == c + 2 => row.ply = v,
+            j if j == c + EXTRA => row.eval = Some(v),
             _ => return Err(at(format!("column {} is past the layout's {} columns and 4 extra", j + 1, c))),
         }
     }
@@ -250,10 +289,10 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
     };
     let d = decoder.as_mut().expect("set with the layout");
     if current.is_some() {
-        flush(&l, d, &mut values, &extra, has_eval, &mut batch).map_err(|m| invalid(format!("last row: {m}")))?;
+        flush(d, &mut row, &mut batch).map_err(|m| invalid(format!("last row: {m}")))?;
     }
     for _ in current.unwrap_or(0)..declared_rows {
-        flush(&l, d, &mut Vec::new(), &[0.0; 4], false, &mut batch).map_err(|m| invalid(format!("last row: {m}")))?;
+        flush(d, &mut Gathered::default(), &mut batch).map_err(|m| invalid(format!("last row: {m}")))?;
         if batch.len() >= 4096 {
             sink(&l, &batch)?;
             batch.clear();

@@ -164,6 +164,13 @@ impl Engine {
         }
     }
 
+    /// As [`Engine::new`], or the allocation's error when the table's
+    /// memory cannot be had.
+    pub fn try_new(evaluator: Evaluator, hash_mb: usize) -> Result<Engine, std::collections::TryReserveError> {
+        let tt = TranspositionTable::try_new(hash_mb)?;
+        Ok(Engine { tt, ..Engine::new(evaluator, 0) })
+    }
+
     /// Resizes the transposition table (its contents are lost).
     pub fn set_hash(&mut self, hash_mb: usize) {
         self.tt.resize(hash_mb);

@@ -128,6 +128,16 @@ impl TranspositionTable {
         TranspositionTable { entries: vec![Entry::default(); count], generation: 0 }
     }
 
+    /// A table of `mb` megabytes, or the allocation's error when that much
+    /// memory cannot be had (instead of aborting the process).
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {
+        let count = (mb.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
+        let mut entries = Vec::new();
+        entries.try_reserve_exact(count)?;
+        entries.resize(count, Entry::default());
+        Ok(TranspositionTable { entries, generation: 0 })
+    }
+
     /// Reallocates to `mb` megabytes, dropping all entries.
     pub fn resize(&mut self, mb: usize) {
         *self = TranspositionTable::new(mb);

@@ -28,7 +28,7 @@ pub mod journal;
 pub mod teacher;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
@@ -155,6 +155,20 @@ pub enum LabelError {
         /// The line.
         line: String,
     },
+    /// The engines' hash tables need more memory than there is.
+    #[error(
+        "--hash {hash_mb} MB for each of {threads} engines needs {total} MB, more than the {available} MB of memory available; give a smaller --hash or fewer --threads"
+    )]
+    TooMuchHash {
+        /// The table per engine, in MB.
+        hash_mb: usize,
+        /// Engines.
+        threads: usize,
+        /// Their product, in MB.
+        total: usize,
+        /// Memory available, MB.
+        available: u64,
+    },
     /// A journal of other labels (another dataset, engine or limit).
     #[error("{path}: the journal of another labelling run (other positions, engine or limit); remove it, or give --force to start afresh")]
     OtherRun {
@@ -180,6 +194,26 @@ fn limit_text(limits: &MoveLimits) -> String {
         (Some(d), None) => format!("depth {d}"),
         (None, Some(n)) => format!("{n} nodes"),
         (None, None) => "no limit".into(),
+    }
+}
+
+/// The memory the system says is available (`MemAvailable` of
+/// `/proc/meminfo`), in MB, where it says so.
+fn available_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// Checks that `threads` hash tables of `hash_mb` fit in the memory
+/// available: an allocation the system grants but cannot back ends the
+/// process later, at the first touch of a page, by the out-of-memory killer.
+pub fn check_hash_memory(hash_mb: usize, threads: usize) -> Result<(), LabelError> {
+    let total = hash_mb.saturating_mul(threads);
+    match available_mb() {
+        Some(available) if total as u64 > available => Err(LabelError::TooMuchHash { hash_mb, threads, total, available }),
+        _ => Ok(()),
     }
 }
 
@@ -295,10 +329,18 @@ struct Done {
 pub fn run(config: &LabelConfig, progress: &dyn LabelProgress) -> Result<LabelReport, LabelError> {
     let started = Instant::now();
     let format = check(config)?;
+    let hash_mb = match &config.teacher {
+        Teacher::Bundled { hash_mb, .. } => Some(*hash_mb),
+        Teacher::Uci { program, .. } => program.hash_mb,
+    };
+    if let Some(mb) = hash_mb {
+        check_hash_memory(mb, crate::thread_count(config.threads))?;
+    }
     let mut plan = OutputPlan::new(config.force);
     plan.input(&config.dataset);
-    if let Teacher::Bundled { source, .. } = &config.teacher {
-        plan.input(Path::new(source));
+    // A weights file the engine reads is an input no output may replace.
+    if let Some(file) = config.teacher.weights_file() {
+        plan.input(file);
     }
     plan.output(&config.output, OutputKind::Dataset(format))?;
     let dataset = read_positions(&config.dataset)?;

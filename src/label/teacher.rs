@@ -83,13 +83,29 @@ impl Teacher {
         }
     }
 
+    /// The weights file the bundled engine reads, when it is a file.
+    pub fn weights_file(&self) -> Option<&std::path::Path> {
+        match self {
+            Teacher::Bundled { source, .. } => Weights::file(source),
+            Teacher::Uci { .. } => None,
+        }
+    }
+
     /// Starts a searcher; `wdl` asks a UCI engine for its win/draw/loss
     /// reports. Returns the searcher and, for a UCI engine, its `id name`.
     pub fn start(&self, wdl: bool, warn: &mut dyn FnMut(String)) -> Result<(Box<dyn Searcher>, Option<String>), PlayerError> {
         match self {
             Teacher::Bundled { weights, hash_mb, .. } => {
                 let evaluator = Evaluator::new(weights).map_err(PlayerError::Evaluator)?;
-                Ok((Box::new(BundledSearcher { engine: Engine::new(evaluator, *hash_mb), stop: AtomicBool::new(false) }), None))
+                // A table that cannot be had is an error, not an abort.
+                let engine = Engine::try_new(evaluator, *hash_mb).map_err(|e| PlayerError::Spawn {
+                    program: "pgntune's engine".into(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::OutOfMemory,
+                        format!("--hash {hash_mb} MB: cannot allocate the hash table ({e}); give a smaller --hash or fewer --threads"),
+                    ),
+                })?;
+                Ok((Box::new(BundledSearcher { engine, stop: AtomicBool::new(false) }), None))
             }
             Teacher::Uci { name, program } => {
                 let mut player = UciPlayer::start(name, program, warn)?;

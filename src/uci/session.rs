@@ -207,20 +207,21 @@ impl Options {
     /// sensitive, as UCI says).
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<OptionChange, SessionError> {
         let value = value.unwrap_or("").trim();
-        let number = |option: &'static str, max: u64| {
-            value.parse::<u64>().ok().filter(|&n| n <= max).ok_or_else(|| SessionError::BadValue {
-                option,
-                value: value.to_string(),
-                expected: format!("a number up to {max}"),
-            })
-        };
+        // The range the `uci` reply advertises; a negative number is out of
+        // it like any other (it is a number).
+        let number =
+            |option: &'static str, min: u64, max: u64| {
+                value.parse::<i128>().ok().filter(|&n| n >= i128::from(min) && n <= i128::from(max)).map(|n| n as u64).ok_or_else(|| {
+                    SessionError::BadValue { option, value: value.to_string(), expected: format!("a whole number from {min} to {max}") }
+                })
+            };
         match name.to_ascii_lowercase().as_str() {
             "hash" => {
-                self.hash_mb = (number("Hash", MAX_HASH_MB as u64)? as usize).max(1);
+                self.hash_mb = number("Hash", 1, MAX_HASH_MB as u64)? as usize;
                 Ok(OptionChange::Hash)
             }
             "move overhead" => {
-                self.move_overhead = Duration::from_millis(number("Move Overhead", MAX_MOVE_OVERHEAD_MS)?);
+                self.move_overhead = Duration::from_millis(number("Move Overhead", 0, MAX_MOVE_OVERHEAD_MS)?);
                 Ok(OptionChange::Other)
             }
             "uci_chess960" => {

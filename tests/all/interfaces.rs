@@ -37,14 +37,18 @@ fn snapshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/all/help")
 }
 
-/// `pgntune COMMAND --help` as a 100-column terminal shows it.
+/// Subcommands with a snapshot of their own (`weights-plot.txt`).
+const SUBCOMMANDS: &[&str] = &["weights show", "weights emit", "weights plot"];
+
+/// `pgntune COMMAND [SUBCOMMAND] --help` as a 100-column terminal shows it.
 fn long_help(command: &str) -> String {
     let mut cli = pgntune::cli::command().term_width(100);
     cli.build();
-    match command {
-        "" => cli.render_long_help().to_string(),
-        name => cli.find_subcommand_mut(name).unwrap_or_else(|| panic!("no command {name}")).render_long_help().to_string(),
+    let mut page = &mut cli;
+    for name in command.split_whitespace() {
+        page = page.find_subcommand_mut(name).unwrap_or_else(|| panic!("no command {command}"));
     }
+    page.render_long_help().to_string()
 }
 
 /// Every command's `--help` equals its snapshot in tests/all/help/. After a
@@ -55,9 +59,9 @@ fn long_help(command: &str) -> String {
 fn help_snapshots() {
     let update = required("PGNTUNE_UPDATE_SNAPSHOTS");
     let mut stale = Vec::new();
-    for command in [""].into_iter().chain(COMMANDS) {
+    for command in [""].into_iter().chain(COMMANDS.iter().copied()).chain(SUBCOMMANDS.iter().copied()) {
         let text = long_help(command);
-        let path = snapshot_dir().join(format!("{}.txt", if command.is_empty() { "pgntune" } else { command }));
+        let path = snapshot_dir().join(format!("{}.txt", if command.is_empty() { "pgntune".to_string() } else { command.replace(' ', "-") }));
         if update {
             std::fs::create_dir_all(snapshot_dir()).unwrap();
             std::fs::write(&path, &text).unwrap();

@@ -4,19 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{pgntune, required};
+use crate::common::{needs, pgntune};
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 
-fn stockfish() -> Option<&'static str> {
-    if Path::new(STOCKFISH).exists() {
-        return Some(STOCKFISH);
-    }
-    if required("PGNTUNE_REQUIRE_TOOLS") {
-        panic!("{STOCKFISH} is missing: apt-get install stockfish");
-    }
-    eprintln!("SKIPPED: {STOCKFISH} is not installed (apt-get install stockfish)");
-    None
+/// Stockfish; the tests that label with it are `#[ignore = "needs Stockfish"]`.
+fn stockfish() -> &'static str {
+    needs(Path::new(STOCKFISH).exists().then_some(STOCKFISH), STOCKFISH, "apt-get install stockfish")
 }
 
 /// The start position's pieces with fullmove number `n`: the fake engine
@@ -164,18 +158,19 @@ fn bad_uci_specs_are_named() {
 }
 
 /// A few hundred real positions of master games with their FENs.
-fn human_positions(d: &Path) -> Option<PathBuf> {
-    let pgn = crate::common::shared("human/Morphy.pgn")?;
+fn human_positions(d: &Path) -> PathBuf {
+    let pgn = crate::common::shared("human/Morphy.pgn");
     pgntune().current_dir(d).args(["extract", "--features", "material", "--sample", "1", "-o", "pos.epd", "-q"]).arg(pgn).assert().success();
-    Some(d.join("pos.epd"))
+    d.join("pos.epd")
 }
 
 #[test]
+#[ignore = "needs Stockfish and ../shared/data"]
 fn stockfish_labels_do_not_depend_on_threads_and_survive_a_kill() {
-    let Some(sf) = stockfish() else { return };
+    let sf = stockfish();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let Some(_) = human_positions(d) else { return };
+    human_positions(d);
     let label = |out: &str, j: &str| {
         let mut cmd = pgntune();
         cmd.current_dir(d).args(["label", "pos.epd", "-o", out, "--uci", sf, "--depth", "7", "--features", "material", "-q", "-j", j]);

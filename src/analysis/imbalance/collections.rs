@@ -67,6 +67,13 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
             if is_dataset(input) {
                 let options = LoadOptions { epd_layout: read.layout.clone(), strict: false };
                 let (positions, _) = load_positions(&[input], &options)?;
+                // Its covariance counts positions and games one by one.
+                if positions.is_weighted() {
+                    let reason =
+                        "holds merged rows (wins, draws and losses counts), which the imbalance analysis cannot count by game; extract the PGN"
+                            .into();
+                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                }
                 if positions.layout() != &read.layout {
                     let reason =
                         format!("has the features '{}'; the analysis needs '{LAYOUT}' (extract with --features {LAYOUT})", positions.layout().spec());

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::{Consumer, GameIds, Row, invalid, io_error, nonzero};
+use super::{Consumer, GameIds, Row, game_id_of_float, invalid, io_error, nonzero};
 use crate::dataset::{DatasetError, GameResult};
 
 /// Reads `path` (either shape of `extract`'s Parquet) into `consumer`.
@@ -79,17 +79,17 @@ impl RowsOf<'_> {
             Ok(cast.f64().map_err(polars_err)?.iter().collect())
         };
         let results = as_f64("result").map_err(|_| invalid(path, "no numeric 'result' column"))?;
-        let game_ids = if has("game") { Some(as_f64("game")?) } else { None };
-        let evals = if has("eval") { Some(as_f64("eval")?) } else { None };
         let first = self.first;
         let at = |i: usize, msg: String| invalid(path, format!("row {}: {msg}", first + i + 1));
+        let game_ids = if has("game") { Some(game_column(frame, path, first)?) } else { None };
+        let evals = if has("eval") { Some(as_f64("eval")?) } else { None };
         let mut emit = |i: usize, pairs: &[(usize, f64)], consumer: &mut dyn Consumer| -> Result<(), DatasetError> {
             let score = results[i].ok_or_else(|| at(i, "missing result".into()))?;
             let result = GameResult::from_score(score).ok_or_else(|| at(i, format!("result {score} is not 0, 0.5 or 1")))?;
             let game = game_ids.as_ref().and_then(|g| g[i]);
             let eval = evals.as_ref().and_then(|e| e[i]).map_or(f32::NAN, |e| e as f32);
             let id = games.id(game);
-            consumer.row(Row { values: pairs, result, eval }, id).map_err(|msg| at(i, msg))
+            consumer.row(Row { values: pairs, result, eval, weight: 1.0 }, id).map_err(|msg| at(i, msg))
         };
         let pairs = &mut self.pairs;
         if sparse {
@@ -100,6 +100,7 @@ impl RowsOf<'_> {
                 Ok(cast.list().map_err(polars_err)?.clone())
             };
             let (idx, val) = (list("idx", DataType::Int64)?, list("val", DataType::Float64)?);
+            let mut seen = Vec::new();
             for (i, (ix, vx)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {
                 let (ix, vx) = (ix.ok_or_else(|| at(i, "missing idx".into()))?, vx.ok_or_else(|| at(i, "missing val".into()))?);
                 let (ix, vx) = (ix.as_ref().i64().map_err(polars_err)?, vx.as_ref().f64().map_err(polars_err)?);
@@ -113,6 +114,13 @@ impl RowsOf<'_> {
                         return Err(at(i, format!("index {j} or value {v} out of range")));
                     }
                     pairs.push((j as usize, v));
+                }
+                // A column twice: which value is meant cannot be told.
+                seen.clear();
+                seen.extend(pairs.iter().map(|&(j, _)| j));
+                seen.sort_unstable();
+                if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(at(i, format!("index {} ('{}') appears twice in idx", w[0], self.columns[w[0]])));
                 }
                 emit(i, pairs, consumer)?;
             }
@@ -129,4 +137,31 @@ impl RowsOf<'_> {
         }
         Ok(())
     }
+}
+
+/// The `game` column of a frame as integers: an integer column is read as
+/// one (ids past 2^53 have no exact float: read as floats, games merged),
+/// a float column must hold whole values below 2^53. A missing value is no
+/// id; a negative or fractional one is an error naming its row.
+fn game_column(frame: &DataFrame, path: &Path, first: usize) -> Result<Vec<Option<u64>>, DatasetError> {
+    let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
+    let column = frame.column("game").map_err(polars_err)?;
+    let bad = |i: usize, message: String| invalid(path, format!("row {}: {message}", first + i + 1));
+    let dtype = column.dtype();
+    if dtype.is_unsigned_integer() {
+        let cast = column.cast(&DataType::UInt64).map_err(polars_err)?;
+        return Ok(cast.u64().map_err(polars_err)?.iter().collect());
+    }
+    if dtype.is_signed_integer() {
+        let cast = column.cast(&DataType::Int64).map_err(polars_err)?;
+        return cast
+            .i64()
+            .map_err(polars_err)?
+            .iter()
+            .enumerate()
+            .map(|(i, g)| g.map(|g| u64::try_from(g).map_err(|_| bad(i, format!("game id {g} is not a whole number of at least 0")))).transpose())
+            .collect();
+    }
+    let cast = column.cast(&DataType::Float64).map_err(|_| invalid(path, "column 'game' is not numeric"))?;
+    cast.f64().map_err(polars_err)?.iter().enumerate().map(|(i, g)| g.map(|g| game_id_of_float(g).map_err(|m| bad(i, m))).transpose()).collect()
 }

@@ -175,3 +175,17 @@ fn parquet_is_read_a_row_group_at_a_time_with_the_files_row_numbers() {
     let total: f64 = rows.counts.iter().flatten().sum();
     assert_eq!(total, n as f64, "every row of every group is counted once");
 }
+
+/// Issue 33: a sparse row naming a column twice was read with both values.
+#[test]
+fn small_parquet_duplicate_idx_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dup.parquet");
+    let idx = Series::new("idx".into(), [Series::new("".into(), [0i64, 0]), Series::new("".into(), [1i64])]);
+    let val = Series::new("val".into(), [Series::new("".into(), [1.0f64, 2.0]), Series::new("".into(), [1.0f64])]);
+    let mut frame = DataFrame::new(2, vec![idx.into_column(), val.into_column(), Column::new("result".into(), [1.0f64, 0.0])]).unwrap();
+    let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(vec![("pgntune.columns".to_string(), "[\"P\",\"N\"]".to_string())]);
+    ParquetWriter::new(std::fs::File::create(&path).unwrap()).with_key_value_metadata(Some(metadata)).finish(&mut frame).unwrap();
+    let err = load(&[&path], false).unwrap_err().to_string();
+    assert!(err.contains("row 1: index 0 ('P') appears twice in idx"), "{err}");
+}

@@ -71,10 +71,13 @@ pub fn standard_errors(objective: &Objective, train: Option<&[bool]>, w: &[f64],
                 let mut index = Vec::with_capacity(64);
                 for i in (b * per_block..((b + 1) * per_block).min(n)).filter(|&i| i % step == 0 && selected(i)) {
                     let s = sigmoid(c * objective.eval(i, &wm, &we));
-                    let weight = (s * (1.0 - s)).max(1e-12);
+                    let variance = (s * (1.0 - s)).max(1e-12);
                     let t = f64::from(objective.targets[i]);
-                    acc.pearson += (t - s).powi(2) / weight;
-                    acc.n += 1.0;
+                    // A position that stands for several rows counts as many.
+                    let rows = positions.weight(i);
+                    acc.pearson += rows * (t - s).powi(2) / variance;
+                    acc.n += rows;
+                    let weight = variance * rows;
                     let p = f64::from(positions.phase(i));
                     let q = 24.0 - p;
                     index.clear();

@@ -370,10 +370,20 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let train: Vec<bool> = (0..n).map(|i| usable(i) && !holdout.as_ref().is_some_and(|h| h[i])).collect();
     let test: Option<Vec<bool>> = holdout.map(|h| (0..n).map(|i| usable(i) && h[i]).collect());
     let train_positions = train.iter().filter(|&&t| t).count();
+    // The rows the positions stand for (merged rows count their rows).
+    let rows_of = |mask: &[bool]| positions.total_weight(|i| mask[i]).round() as usize;
     if train_positions == 0 {
         let held_out = test.as_ref().map_or(0, |t| t.iter().filter(|&&h| h).count());
         let draws_left_out = (0..n).filter(|&i| !usable(i)).count();
         return Err(TuneError::Empty { read: n, held_out, draws_left_out });
+    }
+    // Nothing held out: the held-out loss would be 0/0, printed as NaN.
+    if let (Some(test), Some((fraction, _))) = (&test, config.holdout)
+        && !test.iter().any(|&h| h)
+    {
+        return Err(TuneError::Invalid(format!(
+            "--holdout {fraction}: no game is held out of the {n} positions; give a larger fraction (or leave out --holdout)"
+        )));
     }
 
     // K, fitted on the starting weights against the game results.
@@ -392,7 +402,8 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
             let selected: Vec<usize> = (0..n).filter(|&i| train[i]).collect();
             let q: Vec<f64> = selected.iter().map(|&i| objective.eval(i, &wm, &we)).collect();
             let t: Vec<f64> = selected.iter().map(|&i| f64::from(objective.targets[i])).collect();
-            match scale::fit_k(&q, &t, config.loss).map_err(TuneError::Solver)? {
+            let weights: Option<Vec<f64>> = positions.is_weighted().then(|| selected.iter().map(|&i| positions.weight(i)).collect());
+            match scale::fit_k_weighted(&q, &t, weights.as_deref(), config.loss).map_err(TuneError::Solver)? {
                 Some(k) => (k, true),
                 None => (1.0, false),
             }
@@ -485,6 +496,16 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     games.dedup();
     games.sort_unstable();
     games.dedup();
+    // A merged row (with a count, and no game id) stands for as many rows,
+    // each of its own game, as the rows written out one by one would.
+    let train_games = if positions.is_weighted() {
+        let mut firsts: Vec<(u64, f64)> = (0..n).filter(|&i| train[i]).map(|i| (positions.game(i), positions.weight(i))).collect();
+        firsts.sort_by_key(|&(game, _)| game);
+        firsts.dedup_by_key(|&mut (game, _)| game);
+        firsts.iter().map(|&(_, w)| w).sum::<f64>().round() as usize
+    } else {
+        games.len()
+    };
     let train_loss = mean_loss(&train, &weights);
     Ok(TuneReport {
         features: layout.spec(),
@@ -506,9 +527,9 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
             SparseLoss::CrossEntropy => "ce",
             SparseLoss::Mse => "mse",
         },
-        train_positions,
-        holdout_positions: test.as_ref().map_or(0, |t| t.iter().filter(|&&x| x).count()),
-        train_games: games.len(),
+        train_positions: if positions.is_weighted() { rows_of(&train) } else { train_positions },
+        holdout_positions: test.as_ref().map_or(0, |t| if positions.is_weighted() { rows_of(t) } else { t.iter().filter(|&&x| x).count() }),
+        train_games,
         labelled_positions: positions.labelled(),
         start_loss,
         train_loss,
@@ -584,27 +605,31 @@ pub fn evaluate(positions: Arc<Positions>, w: &[f64], k: Option<f64>, threads: u
     let (wm, we) = objective.term_weights(w);
     let q: Vec<f64> = (0..positions.len()).map(|i| objective.eval(i, &wm, &we)).collect();
     let t: Vec<f64> = objective.targets.iter().map(|&t| f64::from(t)).collect();
+    // Positions that stand for several rows (merged counts) count as many.
+    let weights: Option<Vec<f64>> = positions.is_weighted().then(|| (0..positions.len()).map(|i| positions.weight(i)).collect());
     let k = match k {
         Some(k) => k,
-        None => scale::fit_k(&q, &t, SparseLoss::CrossEntropy).map_err(TuneError::Solver)?.unwrap_or(1.0),
+        None => scale::fit_k_weighted(&q, &t, weights.as_deref(), SparseLoss::CrossEntropy).map_err(TuneError::Solver)?.unwrap_or(1.0),
     };
     let c = scale::c_of_k(k);
-    let (mut ll, mut se, mut right, mut decisive) = (0.0, 0.0, 0.0, 0.0);
-    for (&q, &t) in q.iter().zip(&t) {
+    let (mut ll, mut se, mut right, mut decisive, mut n) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (i, (&q, &t)) in q.iter().zip(&t).enumerate() {
+        let rows = positions.weight(i);
         let z = c * q;
-        ll += crate::fit::model::softplus(z) - t * z;
-        se += (crate::fit::model::sigmoid(z) - t).powi(2);
+        n += rows;
+        ll += rows * (crate::fit::model::softplus(z) - t * z);
+        se += rows * (crate::fit::model::sigmoid(z) - t).powi(2);
         if t != 0.5 {
-            decisive += 1.0;
+            decisive += rows;
             if (q > 0.0 && t == 1.0) || (q < 0.0 && t == 0.0) {
-                right += 1.0;
+                right += rows;
             } else if q == 0.0 {
-                right += 0.5;
+                right += 0.5 * rows;
             }
         }
     }
-    let n = q.len() as f64;
-    Ok(Evaluation { positions: q.len(), k, log_loss: ll / n, mse: se / n, accuracy: if decisive > 0.0 { right / decisive } else { f64::NAN } })
+    let positions = if positions.is_weighted() { n.round() as usize } else { q.len() };
+    Ok(Evaluation { positions, k, log_loss: ll / n, mse: se / n, accuracy: if decisive > 0.0 { right / decisive } else { f64::NAN } })
 }
 
 #[cfg(test)]

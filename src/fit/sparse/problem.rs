@@ -146,8 +146,11 @@ impl Objective {
         for i in indices {
             let q = self.eval(i, wm, we);
             let (loss, dz) = self.loss_at(self.c * q, f64::from(self.targets[i]));
-            sums.loss += loss;
-            sums.count += 1.0;
+            // A position that stands for several rows (merged counts) counts as many.
+            let n = self.positions.weight(i);
+            let dz = dz * n;
+            sums.loss += loss * n;
+            sums.count += n;
             if gradient && dz != 0.0 {
                 let p = f64::from(self.positions.phase(i));
                 let (gm, ge) = (dz * self.c * p / 24.0, dz * self.c * (24.0 - p) / 24.0);
@@ -207,9 +210,10 @@ impl Objective {
             let mut count = 0.0;
             for i in indices {
                 let s = sigmoid(self.c * self.eval(i, &wm, &we));
-                let weight = s * (1.0 - s) * self.c * self.c;
+                let n = self.positions.weight(i);
+                let weight = s * (1.0 - s) * self.c * self.c * n;
                 let p = f64::from(self.positions.phase(i)) / 24.0;
-                count += 1.0;
+                count += n;
                 for &e in self.positions.entries(i) {
                     let (t, v) = unpack(e);
                     let v2 = f64::from(v) * f64::from(v) * weight;

@@ -10,6 +10,7 @@ use argmin::core::{CostFunction, Error, Executor};
 use argmin::solver::brent::BrentOpt;
 
 use super::problem::SparseLoss;
+use super::{MAX_K, MIN_K};
 use crate::fit::model::{sigmoid, softplus};
 
 /// `c` for a given `K`.
@@ -17,25 +18,29 @@ pub fn c_of_k(k: f64) -> f64 {
     k * std::f64::consts::LN_10 / 400.0
 }
 
-/// The loss of evaluations `q` (centipawns) against `targets` at scale `c`.
-fn mean_loss(q: &[f64], targets: &[f64], c: f64, loss: SparseLoss) -> f64 {
-    let total: f64 = q
-        .iter()
-        .zip(targets)
-        .map(|(&q, &t)| {
-            let z = c * q;
-            match loss {
-                SparseLoss::CrossEntropy => softplus(z) - t * z,
-                SparseLoss::Mse => (sigmoid(z) - t).powi(2),
-            }
-        })
-        .sum();
-    total / q.len().max(1) as f64
+/// The loss of evaluations `q` (centipawns) against `targets` at scale `c`,
+/// each counted `weights` times (once without).
+fn mean_loss(q: &[f64], targets: &[f64], weights: Option<&[f64]>, c: f64, loss: SparseLoss) -> f64 {
+    let one = |q: f64, t: f64| {
+        let z = c * q;
+        match loss {
+            SparseLoss::CrossEntropy => softplus(z) - t * z,
+            SparseLoss::Mse => (sigmoid(z) - t).powi(2),
+        }
+    };
+    match weights {
+        None => q.iter().zip(targets).map(|(&q, &t)| one(q, t)).sum::<f64>() / q.len().max(1) as f64,
+        Some(w) => {
+            let total: f64 = q.iter().zip(targets).zip(w).map(|((&q, &t), &w)| w * one(q, t)).sum();
+            total / w.iter().sum::<f64>().max(f64::MIN_POSITIVE)
+        }
+    }
 }
 
 struct KProblem<'a> {
     q: &'a [f64],
     targets: &'a [f64],
+    weights: Option<&'a [f64]>,
     loss: SparseLoss,
 }
 
@@ -44,13 +49,13 @@ impl CostFunction for KProblem<'_> {
     type Output = f64;
 
     fn cost(&self, k: &f64) -> Result<f64, Error> {
-        Ok(mean_loss(self.q, self.targets, c_of_k(*k), self.loss))
+        Ok(mean_loss(self.q, self.targets, self.weights, c_of_k(*k), self.loss))
     }
 }
 
 /// Mean log-loss of evaluations `q` against `results` at scale `c`.
 pub fn log_loss(q: &[f64], results: &[f64], c: f64) -> f64 {
-    mean_loss(q, results, c, SparseLoss::CrossEntropy)
+    mean_loss(q, results, None, c, SparseLoss::CrossEntropy)
 }
 
 /// Share of positions of decisive games (result 0 or 1) whose winner the
@@ -71,19 +76,59 @@ pub fn accuracy(q: &[f64], results: &[f64]) -> Option<f64> {
     (decisive > 0).then(|| right / decisive as f64)
 }
 
-/// The search interval for `K`: from a hundredth of the usual scale to ten times it.
+/// The usual interval for `K`: from a hundredth of the usual scale to ten
+/// times it. A best `K` at one of its ends is looked for further out, up
+/// to [`MIN_K`] and [`MAX_K`], the range `--k` accepts.
 pub const K_RANGE: (f64, f64) = (0.01, 10.0);
 
+/// The loss as a function of `ln K`: the search beyond [`K_RANGE`] spans
+/// orders of magnitude, which Brent's method on `K` itself would step
+/// through at one scale only.
+struct LogKProblem<'a>(KProblem<'a>);
+
+impl CostFunction for LogKProblem<'_> {
+    type Param = f64;
+    type Output = f64;
+
+    fn cost(&self, log_k: &f64) -> Result<f64, Error> {
+        self.0.cost(&log_k.exp())
+    }
+}
+
 /// The `K` that minimises the loss of fixed evaluations `q` (Brent's method,
-/// argmin), or `None` when every evaluation is zero (no scale to fit).
+/// argmin), or `None` when every evaluation is zero (no scale to fit). The
+/// result lies in `MIN_K..=MAX_K`.
 pub fn fit_k(q: &[f64], targets: &[f64], loss: SparseLoss) -> Result<Option<f64>, Error> {
+    fit_k_weighted(q, targets, None, loss)
+}
+
+/// [`fit_k`] with each evaluation counted `weights` times (positions that
+/// stand for several rows).
+pub fn fit_k_weighted(q: &[f64], targets: &[f64], weights: Option<&[f64]>, loss: SparseLoss) -> Result<Option<f64>, Error> {
     if q.iter().all(|&v| v == 0.0) {
         return Ok(None);
     }
-    let problem = KProblem { q, targets, loss };
+    let problem = KProblem { q, targets, weights, loss };
     let solver = BrentOpt::new(K_RANGE.0, K_RANGE.1).set_tolerance(1e-10, 1e-12);
     let result = Executor::new(problem, solver).configure(|s| s.max_iters(200)).timer(false).run()?;
-    Ok(result.state().best_param)
+    let Some(k) = result.state().best_param else { return Ok(None) };
+    // At an end of the usual interval (Brent's method stops within its
+    // tolerance of it): the best K may lie beyond, up to the range --k takes.
+    let at = |end: f64| (k - end).abs() <= 1e-6 * end;
+    let beyond = if at(K_RANGE.0) {
+        (MIN_K, K_RANGE.0)
+    } else if at(K_RANGE.1) {
+        (K_RANGE.1, MAX_K)
+    } else {
+        return Ok(Some(k));
+    };
+    let problem = LogKProblem(KProblem { q, targets, weights, loss });
+    let solver = BrentOpt::new(beyond.0.ln(), beyond.1.ln()).set_tolerance(1e-10, 1e-12);
+    let outer = Executor::new(problem, solver).configure(|s| s.max_iters(200)).timer(false).run()?;
+    let Some(log_k) = outer.state().best_param else { return Ok(Some(k)) };
+    let further = log_k.exp().clamp(MIN_K, MAX_K);
+    let cost = |k: f64| mean_loss(q, targets, weights, c_of_k(k), loss);
+    Ok(Some(if cost(further) < cost(k) { further } else { k }))
 }
 
 /// Whether game `game` is held out, for a held-out fraction and seed: a

@@ -1,5 +1,6 @@
 //! Regression tests for the fault audit (issue 10), one or more per case,
-//! named `fault_NN_...` after it. Each runs the binary as a user would and
+//! named `fault_NN_...` after it, and for its third round (issue 33), in
+//! `round3_*`, named after the finding (`d1_...`, `s8_...`, `m2_...`). Each runs the binary as a user would and
 //! checks the exit code, the message, and that no file was changed or left
 //! behind (bytes and directory listings before and after).
 
@@ -7,6 +8,9 @@ mod answers;
 mod data_loss;
 mod fuzz;
 mod options;
+mod round3_answers;
+mod round3_loss;
+mod round3_messages;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
