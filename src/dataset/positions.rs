@@ -162,6 +162,10 @@ pub struct Positions {
     evals: Vec<f32>,
     /// The position's game (for resampling and held-out splits by game).
     games: Vec<u64>,
+    /// False when some positions came without a game id (EPD, `.mat`):
+    /// each of those is then a game of its own, and a split by game is a
+    /// split by position.
+    games_known: bool,
 }
 
 /// Why positions cannot be stored.
@@ -188,6 +192,7 @@ impl Positions {
             scores: Vec::new(),
             evals: Vec::new(),
             games: Vec::new(),
+            games_known: true,
         })
     }
 
@@ -271,6 +276,17 @@ impl Positions {
         self.scores.extend_from_slice(&other.scores);
         self.evals.extend_from_slice(&other.evals);
         self.games.extend(other.games.iter().map(|g| g + game_base));
+        self.games_known &= other.games_known;
+    }
+
+    /// Marks the positions as having no true game ids (some of them, at least).
+    pub fn set_games_unknown(&mut self) {
+        self.games_known = false;
+    }
+
+    /// Whether every position has its game's id (see [`Positions::set_games_unknown`]).
+    pub fn games_known(&self) -> bool {
+        self.games_known
     }
 
     /// Appends a position's packed entries and their end (its other
@@ -373,6 +389,7 @@ impl Positions {
     /// The positions whose index `keep` accepts, in order.
     pub fn filter(&self, mut keep: impl FnMut(usize) -> bool) -> Positions {
         let mut out = Positions::new(self.layout.clone()).expect("same layout");
+        out.games_known = self.games_known;
         for i in 0..self.len() {
             if keep(i) {
                 out.push_entries(self.entries(i));

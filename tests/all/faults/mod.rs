@@ -6,6 +6,7 @@
 mod answers;
 mod data_loss;
 mod fuzz;
+mod issue33_data;
 mod options;
 
 use std::collections::BTreeMap;
