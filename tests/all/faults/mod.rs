@@ -7,6 +7,7 @@ mod answers;
 mod data_loss;
 mod fuzz;
 mod issue33_data;
+mod issue33_messages;
 mod options;
 
 use std::collections::BTreeMap;
