@@ -166,7 +166,7 @@ fn s7_svm_columns_line_is_checked_against_the_layout() {
             "the '# columns:' line names 5 columns, the layout 'material_tapered' has 10",
         ),
         (text.replace("# columns: P N B R Q", "# columns: N P B R Q"), "order.svm", "column 1 is 'N' on the '# columns:' line, but 'P'"),
-        (text.replace("# columns: P N B R Q", "# columns: P N B R Q K"), "extra.svm", "names 6 columns"),
+        (text.replace("# columns: P N B R Q", "# columns: P N B R Q K"), "extra.svm", "the '# columns:' line names 6 columns"),
     ] {
         write(d, name, edited);
         fails_untouched(d, pgntune_in(d).args(["evaluate", name, "--weights", "classical"]), &format!("{name}: line 3: {needle}"));
