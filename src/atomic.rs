@@ -76,6 +76,12 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == STDOUT
 }
 
+/// `path` as a message names it: `standard output` for `-` ("written to -"
+/// read as a file named `-`).
+pub fn shown(path: &Path) -> String {
+    if is_stdout(path) { "standard output".to_string() } else { path.display().to_string() }
+}
+
 /// `path` with every symbolic link at its end followed (a link to a link,
 /// ...), so that writing replaces the file a link points to and not the
 /// link. A dangling link resolves to the path it names. Links in the

@@ -75,7 +75,31 @@ pub struct Weights {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<f64>,
     /// Weight per feature column; columns not listed weigh 0.
+    #[serde(deserialize_with = "unique_weights")]
     pub weights: BTreeMap<String, f64>,
+}
+
+/// The `weights` table, refusing a column given twice: JSON allows a
+/// repeated key and serde kept the last value without a word (TOML's
+/// parser refuses one itself).
+fn unique_weights<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<String, f64>, D::Error> {
+    struct Unique;
+    impl<'de> serde::de::Visitor<'de> for Unique {
+        type Value = BTreeMap<String, f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a table of column names and numbers")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((column, value)) = map.next_entry::<String, f64>()? {
+                if out.insert(column.clone(), value).is_some() {
+                    return Err(serde::de::Error::custom(format!("the weight of '{column}' is given twice")));
+                }
+            }
+            Ok(out)
+        }
+    }
+    deserializer.deserialize_map(Unique)
 }
 
 /// Why weights could not be read or used.
@@ -272,10 +296,22 @@ impl Weights {
         if weights.name.is_empty() {
             weights.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         }
-        weights.check(&name)?;
+        // The limits hold for the values the engine plays: a format-1
+        // tapered weight is checked after it is made 24 times larger (it was
+        // checked before, and `mg_tempo = 9000` played as 216,000).
+        let note = if weights.format == 1 { " (format 1: tapered weights, the default's too, count 24 times; see the README)" } else { "" };
+        let as_written = weights.clone();
         if weights.format == 1 {
             weights.upgrade_from_format_1();
         }
+        weights.check(&name, note).map_err(|e| match e {
+            // The value as the file gives it (the centipawns say the rest).
+            WeightsError::OutOfRange { path, what, value, why } if !note.is_empty() => {
+                let written = if what == "default" { as_written.default } else { as_written.weights.get(&what).copied().or(as_written.default) };
+                WeightsError::OutOfRange { path, value: written.unwrap_or(value), what, why }
+            }
+            e => e,
+        })?;
         Ok(weights)
     }
 
@@ -283,10 +319,11 @@ impl Weights {
     /// another way, such as inside a match state).
     pub fn validate(&self) -> Result<(), WeightsError> {
         let what = if self.name.is_empty() { "weights".to_string() } else { format!("weights '{}'", self.name) };
-        self.check(&what)
+        self.check(&what, "")
     }
 
-    fn check(&self, path: &str) -> Result<(), WeightsError> {
+    /// Checks every rule; `note` is added to a value found out of range.
+    fn check(&self, path: &str, note: &str) -> Result<(), WeightsError> {
         let layout = self.layout().map_err(|source| WeightsError::Features { path: path.to_string(), source })?;
         if layout.is_empty() {
             // No set evaluates nothing: the engine would play on its
@@ -331,7 +368,7 @@ impl Weights {
                 return Err(out_of_range(
                     what,
                     value,
-                    format!("is {} centipawns (scale {} × weight); at most ±{MAX_CENTIPAWNS} are allowed", short(cp), short(self.scale)),
+                    format!("is {} centipawns (scale {} × weight); at most ±{MAX_CENTIPAWNS} are allowed{note}", short(cp), short(self.scale)),
                 ));
             }
         }
@@ -362,13 +399,18 @@ impl Weights {
     }
 
     /// Format 1 weighed tapered columns per unit of `count × phase`; format
-    /// 2 per unit of `count × phase / 24`.
+    /// 2 per unit of `count × phase / 24`. One rule for every tapered
+    /// column: its value, listed or the default, is 24 times larger in
+    /// format 2 (the default stays for the untapered columns). Scaling the
+    /// listed values alone showed `default = 10` as 10 beside a listed 10
+    /// shown as 240.
     fn upgrade_from_format_1(&mut self) {
         if let Ok(layout) = self.layout() {
             let tapered: Vec<String> = layout.sets().filter(|s| s.tapered()).flat_map(|s| s.columns()).collect();
             for column in tapered {
-                if let Some(w) = self.weights.get_mut(&column) {
-                    *w *= f64::from(crate::features::MAX_PHASE);
+                let value = self.weights.get(&column).copied().or(self.default);
+                if let Some(w) = value {
+                    self.weights.insert(column, w * f64::from(crate::features::MAX_PHASE));
                 }
             }
         }

@@ -265,14 +265,29 @@ fn run_imbalance(args: AnalyzeCommand) -> Result<()> {
     };
     let config = ImbalanceConfig { inputs: args.inputs.clone(), read: args.read.config(args.fit.seed)?, compare: args.compare, fit };
     let mut plan = OutputPlan::new(args.fit.force);
+    // A folder stands for the PGN files under it (as the README's command
+    // gives them): those are the inputs checked and kept from being written.
+    let mut sources = Vec::new();
     for input in &args.inputs {
-        plan.input(Path::new(input));
+        let path = Path::new(input);
+        if input != "-" && path.is_dir() {
+            sources.extend(imbalance::pgn_files(path).with_context(|| input.clone())?.into_iter().map(InputSource::File));
+        } else {
+            sources.push(InputSource::from_arg(input));
+        }
+    }
+    for source in &sources {
+        if let InputSource::File(path) = source {
+            plan.input(path);
+        } else {
+            plan.input(Path::new("-"));
+        }
     }
     args.read.plan_inputs(&mut plan);
     if let Some(scale) = Scale::file(&args.scale) {
         plan.input(scale);
     }
-    check_inputs(&args.inputs.iter().map(|i| InputSource::from_arg(i)).collect::<Vec<_>>())?;
+    check_inputs(&sources)?;
     if let Some(dir) = &args.plot {
         plan.folder(dir)?;
         if dir.is_dir() {

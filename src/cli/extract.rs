@@ -10,7 +10,7 @@ use super::values::{at_least, at_least_u32, at_least_usize, check_threads, whole
 use crate::atomic::{OutputKind, OutputPlan};
 use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
 use crate::dataset::{Format, RowWriter, create_writer};
-use crate::features::FeatureLayout;
+use crate::features::{FeatureLayout, FeatureSet};
 use crate::pgn::extract::QuietMode;
 use crate::pgn::{BadGames, EmitMode, ExtractConfig, ExtractStats, FilterConfig, InputSource, Problem, ResetEvents, UnknownResult, extract};
 
@@ -46,7 +46,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub dedupe: bool,
 
-    /// Read evaluation labels from move comments ([%eval 0.35], [%eval #-4], TCEC's wv=1.44, and match runners' +0.54/12 from the mover's view, as cutechess, fastchess and pgntune write them) into an `eval` column (centipawns, white's view).
+    /// Read evaluation labels from move comments ([%eval 0.35], [%eval #-4], TCEC's wv=1.44 (ev= in early seasons), and match runners' +0.54/12 from the mover's view, as cutechess, fastchess and pgntune write them) into an `eval` column (centipawns, white's view).
     #[arg(long)]
     pub eval_labels: bool,
 
@@ -102,7 +102,19 @@ impl ReadArgs {
         if layout.is_empty() {
             bail!("--features: no feature set given");
         }
+        if let Some(set) = repeated_set(&self.features) {
+            bail!("--features: '{set}' is named twice in '{}'", self.features);
+        }
         let mode = self.quiet_mode.unwrap_or(if layout.depends_only_on_material() { QuietArg::Plies } else { QuietArg::Qsearch });
+        // The default is the engine's; another, with plies, would be read and never used.
+        if mode == QuietArg::Plies && self.qsearch_weights != crate::presets::DEFAULT_ENGINE {
+            bail!("--qsearch-weights is for --quiet qsearch; with --quiet plies no search is made (leave it out)");
+        }
+        if let Some(max) = self.max_plies
+            && max <= self.skip_plies
+        {
+            bail!("--max-plies {max} is not above --skip-plies {}: every position read would be skipped", self.skip_plies);
+        }
         let quiet = match mode {
             QuietArg::Plies => QuietMode::Plies,
             QuietArg::Qsearch => {
@@ -193,6 +205,9 @@ pub struct ExtractArgs {
 pub(super) fn run(args: ExtractArgs) -> Result<()> {
     let mut config = args.read.config(args.seed)?;
     config.tags = args.tags.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    if !args.tags.is_empty() && config.tags.is_empty() {
+        bail!("--tags names no tag (for example --tags White,Black)");
+    }
     check_tag_columns(&config.tags, &config.layout.columns())?;
     config.game_base = args.game_base;
     // EPD lines are positions: an EPD output needs every row's FEN.
@@ -254,7 +269,9 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
 
     let total = inputs.iter().map(InputSource::size_hint).sum::<Option<u64>>();
     let progress = ReadProgress::new(total, args.read.quiet);
+    let mut labelled = 0u64;
     let stats = extract(&inputs, &config, &progress, |batch| {
+        labelled += batch.evals.iter().filter(|e| !e.is_nan()).count() as u64;
         for w in writers.iter_mut() {
             w.write(batch)?;
         }
@@ -273,6 +290,13 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
         table.write_csv(path)?;
     }
     report(&stats, args.read.quiet);
+    if config.labels && labelled == 0 {
+        // Said even with -q: the eval column is empty, which --eval-weight would find out later.
+        eprintln!(
+            "pgntune: warning: --eval-labels: no row got a label (no move comment had [%eval ...], TCEC's wv= or ev=, \
+             or a match runner's +0.54/12), so the eval column is empty"
+        );
+    }
     Ok(())
 }
 
@@ -308,6 +332,23 @@ fn check_tag_columns(tags: &[String], features: &[String]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The first set a comma-separated list names twice (`material,material`,
+/// or `full,pst`: `full` has `pst`), if any: [`FeatureLayout::parse`]
+/// keeps one of them without a word.
+fn repeated_set(list: &str) -> Option<String> {
+    let mut seen: Vec<FeatureSet> = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let sets: Vec<FeatureSet> = if name.eq_ignore_ascii_case("full") { FeatureSet::FULL.to_vec() } else { vec![name.parse().ok()?] };
+        for set in sets {
+            if seen.contains(&set) {
+                return Some(set.name().to_string());
+            }
+            seen.push(set);
+        }
+    }
+    None
 }
 
 /// Fails early, with the file's name, on inputs that cannot be read at all.

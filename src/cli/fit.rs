@@ -40,7 +40,7 @@ pub struct FitArgs {
     #[arg(long)]
     pub intercept: bool,
 
-    /// Optimiser: lbfgs and newton stop on --tol; gd is the article's fixed-step gradient descent from θ = 0; adam runs --epochs over mini-batches (whole-evaluation tuner).
+    /// Optimiser: lbfgs, newton and gd stop on --tol (or at --iters); gd is the article's gradient descent with the fixed step size --alpha from θ = 0; adam runs --epochs over mini-batches (whole-evaluation tuner).
     #[arg(long, value_enum, default_value_t = SolverArg::Lbfgs)]
     pub solver: SolverArg,
 
@@ -53,7 +53,7 @@ pub struct FitArgs {
     #[arg(long, value_name = "TOL", allow_negative_numbers = true, value_parser = non_negative)]
     pub cost_tol: Option<f64>,
 
-    /// Iteration limit (for gd: the number of steps) [default: lbfgs 1000 (500 for the whole-evaluation tuner), newton 100, gd 10000].
+    /// Iteration limit (for gd: at most this many steps, fewer when the gradient norm falls below --tol) [default: lbfgs 1000 (500 for the whole-evaluation tuner), newton 100, gd 10000].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
     pub iters: Option<u64>,
 

@@ -29,15 +29,13 @@ pub(super) fn run_features(args: FeaturesCommand) -> Result<()> {
     let full = FeatureLayout::full();
     outln!("{:<18} {:>7} {:>7} {:>8}  meaning", "set", "terms", "columns", "in full")?;
     for set in FeatureSet::ALL {
-        let tapered = if set.tapered() { "" } else { " (untapered)" };
-        outln!(
-            "{:<18} {:>7} {:>7} {:>8}  {}{tapered}",
-            set.name(),
-            set.term_count(),
-            set.len(),
-            if full.contains(*set) { "yes" } else { "" },
-            set.meaning()
-        )?;
+        // One parenthesis: "(the 2015 article; untapered)", not "(the 2015 article) (untapered)".
+        let meaning = match (set.tapered(), set.meaning().strip_suffix(')')) {
+            (true, _) => set.meaning().to_string(),
+            (false, Some(open)) => format!("{open}; untapered)"),
+            (false, None) => format!("{} (untapered)", set.meaning()),
+        };
+        outln!("{:<18} {:>7} {:>7} {:>8}  {meaning}", set.name(), set.term_count(), set.len(), if full.contains(*set) { "yes" } else { "" },)?;
     }
     outln!("{:<18} {:>7} {:>7} {:>8}  the whole evaluation: {}", "full", full.term_count(), full.len(), "", full.spec())?;
     if let Some(layout) = columns {
@@ -114,6 +112,9 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
             weight_layout.spec(),
             positions.layout().spec()
         );
+    }
+    if let Some(warning) = crate::fit::sparse::columns::left_out_warning("--weights", positions.layout(), &weights)? {
+        eprintln!("pgntune: warning: {warning}");
     }
     let w: Vec<f64> = columns.iter().map(|c| weights.centipawns(c)).collect();
     let result = evaluate(Arc::new(positions), &w, k, args.threads)?;

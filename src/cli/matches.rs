@@ -254,7 +254,11 @@ pub struct MatchCommand {
     pub pair_range: Option<(u64, Option<u64>)>,
     /// Merge the states of a sharded match's shards (its PGN beside each) into one match: the PGN and report of one run of it,
     /// the SPRT decided in game order; written to --pgn-out with its state.
-    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with_all = ["engines", "games", "pairs", "sprt", "resume"])]
+    // Merging plays nothing: the options of playing would be ignored (`--nodes 500` was, silently).
+    #[arg(long, value_name = "STATE", num_args = 1.., conflicts_with_all = [
+        "engines", "games", "pairs", "sprt", "resume", "nodes", "depth", "movetime", "tc", "timemargin", "draw_rules", "resign", "draw",
+        "maxmoves", "openings", "random_order", "opening_plies", "balanced", "seed", "concurrency", "report_every",
+    ])]
     pub merge: Vec<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -294,6 +298,13 @@ impl MatchCommand {
         };
         // Checked here too, so that a bad configuration is refused before any note.
         config.check()?;
+        // A range past the match's end plays nothing: refused, not a run of 0 games that exits 0.
+        if let Some((first, _)) = self.pair_range {
+            let pairs = config.total_games() / 2;
+            if first >= pairs {
+                bail!("--pair-range {first}..: the match has {pairs} pairs (0 to {}), so the range holds none of them", pairs.saturating_sub(1));
+            }
+        }
         // A wave's shard can hold no pair (more shards than pairs): that is
         // no error, as the waves of a sharded run are cut evenly, but it is
         // said rather than exiting 0 after no game.
@@ -342,6 +353,15 @@ fn print_report(text: &str, report: &MatchReport, quiet: bool) -> Result<()> {
     Ok(())
 }
 
+/// verify's SPRT: the bounds of a gain worth keeping.
+const VERIFY_SPRT: &str = "elo0=0 elo1=10 alpha=0.05 beta=0.05 model=normalized";
+
+/// [`VERIFY_SPRT`], parsed: what `--sprt` settings left out default to
+/// (they defaulted to the library's elo1 = 5).
+fn verify_sprt() -> SprtConfig {
+    VERIFY_SPRT.parse().expect("verify's default SPRT is valid")
+}
+
 /// Arguments of `pgntune verify`.
 #[derive(Debug, Args)]
 #[command(after_help = "Exit status: 0 when the SPRT accepts H1 (the candidate is stronger), 1 when it accepts H0 (it is not elo1 \
@@ -355,8 +375,8 @@ pub struct VerifyCommand {
     /// The weights to beat [default: full, the engine's hand-set whole evaluation].
     #[arg(long, default_value = crate::presets::DEFAULT_ENGINE)]
     pub baseline: String,
-    /// SPRT bounds; the match stops when they decide.
-    #[arg(long, default_value = "elo0=0 elo1=10 alpha=0.05 beta=0.05 model=normalized", value_name = "BOUNDS")]
+    /// SPRT bounds; the match stops when they decide. Settings left out keep these defaults.
+    #[arg(long, default_value = VERIFY_SPRT, value_name = "BOUNDS", value_parser = |s: &str| SprtConfig::parse_over(s, verify_sprt()).map_err(|e| e.to_string()))]
     pub sprt: SprtConfig,
     /// At most this many game pairs if the SPRT has not decided.
     #[arg(long, default_value_t = 2000, value_name = "N", allow_negative_numbers = true, value_parser = at_least(1))]
@@ -416,7 +436,7 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
 continues with `pgntune selfplay --resume OUT.state.json`, and both files are removed once OUT is written. An existing OUT is \
 replaced only if it holds pgntune self-play games, or with --force. With --out - (standard output) the run cannot be resumed.")]
 pub struct SelfplayCommand {
-    /// Number of games.
+    /// Number of games: an even number, as games come in pairs (one opening, each side's weights with white once).
     #[arg(long, default_value_t = 1000, allow_negative_numbers = true, value_parser = at_least(1))]
     pub games: u64,
     /// Output PGN; compressed when the name ends in .zst, .gz or .bz2.
@@ -457,6 +477,10 @@ impl SelfplayCommand {
         if let Some(path) = &self.resume {
             return Ok(SelfplayStart::Resume(path.clone()));
         }
+        // `--games 1` played a pair without saying so.
+        if self.games % 2 == 1 {
+            bail!("--games {}: self-play plays games in pairs (one opening, colours swapped); give an even number", self.games);
+        }
         let out = self.out.clone().expect("clap requires --out without --resume");
         let engine = EngineSpec::bundled("pgntune", &self.weights).context("--weights")?;
         let config = MatchConfig {
@@ -486,7 +510,7 @@ pub(super) fn run_selfplay_command(args: SelfplayCommand) -> Result<()> {
         eprintln!(
             "{} games written to {} in {:.1} s ({:.0} games/min)",
             report.games,
-            report.out.display(),
+            crate::atomic::shown(&report.out),
             t.wall.as_secs_f64(),
             t.games as f64 / (t.wall.as_secs_f64() / 60.0).max(1e-9)
         );

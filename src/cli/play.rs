@@ -237,7 +237,7 @@ pub(super) fn run_openings(args: OpeningsCommand) -> Result<()> {
             "{} after {} written to {}",
             crate::plural::count(report.openings as u64, "distinct opening", "distinct openings"),
             crate::plural::count(args.plies as u64, "ply", "plies"),
-            args.out.display()
+            crate::atomic::shown(&args.out)
         );
     }
     Ok(())

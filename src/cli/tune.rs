@@ -239,7 +239,7 @@ fn progress_reporter(quiet: bool, limit: u64) -> Arc<dyn Fn(&TuneProgress) + Sen
         return Arc::new(move |p: &TuneProgress| {
             bar.set_position(p.iteration);
             let holdout = p.holdout_loss.map_or(String::new(), |h| format!(", held out {h:.6}"));
-            bar.set_message(format!("loss {:.6}{holdout}", p.objective));
+            bar.set_message(format!("cost {:.6} (loss + penalty){holdout}", p.objective));
             if p.iteration >= p.limit {
                 bar.finish_and_clear();
             }
@@ -248,7 +248,8 @@ fn progress_reporter(quiet: bool, limit: u64) -> Arc<dyn Fn(&TuneProgress) + Sen
     Arc::new(|p: &TuneProgress| {
         if p.iteration.is_multiple_of(10) {
             let holdout = p.holdout_loss.map_or(String::new(), |h| format!(", held out {h:.6}"));
-            eprintln!("pgntune: iteration {}/{}: loss {:.6}{holdout}", p.iteration, p.limit, p.objective);
+            // The objective is the penalised cost, not the loss the report shows.
+            eprintln!("pgntune: iteration {}/{}: cost {:.6} (loss + penalty){holdout}", p.iteration, p.limit, p.objective);
         }
     })
 }
@@ -316,6 +317,12 @@ fn prove_over_the_board(report: &TuneReport, tuned: &crate::weights::Weights, pa
 /// Tunes `positions` and prints and writes what was asked for.
 pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSettings, outputs: &TunerOutputs, name: &str) -> Result<TuneReport> {
     let config = args.config(positions.layout(), settings)?;
+    if let Some(prior) = &args.prior {
+        let weights = Weights::resolve(prior).context("--prior")?;
+        if let Some(warning) = crate::fit::sparse::columns::left_out_warning("--prior", positions.layout(), &weights)? {
+            eprintln!("pgntune: warning: {warning}");
+        }
+    }
     // Mixing in evaluations that no position has would fit the results
     // alone and call it a mix.
     if config.eval_weight > 0.0 && positions.labelled() == 0 {

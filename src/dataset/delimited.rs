@@ -1,5 +1,10 @@
 //! CSV and TSV: a header line, the feature columns, `result` (0, 0.5, 1 from
-//! white's side), `game`, `ply`, then any kept tags and the FEN.
+//! white's side), `game`, `ply`, `phase` (tapered layouts only), then any
+//! kept tags and the FEN.
+//!
+//! The phase of a row with no tapered term (equal material) cannot be read
+//! from its feature columns; a mean phase over the rows (the unit of
+//! `analyze --imbalance`) needs it, so tapered layouts store it.
 //!
 //! CSV quotes a field only when it must (RFC 4180). TSV always quotes text
 //! fields: R's `read.table(header = TRUE)` splits on any white space by
@@ -24,6 +29,9 @@ impl DelimitedWriter {
         let mut file = AtomicFile::create(path)?;
         let mut header: Vec<String> = schema.features.clone();
         header.extend(["result", "game", "ply"].map(String::from));
+        if schema.layout.is_tapered() {
+            header.push("phase".into());
+        }
         header.extend(schema.tags.iter().cloned());
         if schema.eval {
             header.push("eval".into());
@@ -93,6 +101,10 @@ impl RowWriter for DelimitedWriter {
             line.extend_from_slice(numbers.int(batch.games[i]).as_bytes());
             line.push(sep);
             line.extend_from_slice(numbers.int(batch.plies[i]).as_bytes());
+            if self.layout.is_tapered() {
+                line.push(sep);
+                line.extend_from_slice(numbers.int(batch.phases[i]).as_bytes());
+            }
             for column in &batch.tags {
                 line.push(sep);
                 push_text(line, &column[i], sep, quote_text);

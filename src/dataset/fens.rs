@@ -40,10 +40,10 @@ pub struct Positions {
 }
 
 /// The columns of an `extract` dataset that are kept tags: those after
-/// `ply`, but for the label and the FEN (see [`super::delimited`]).
+/// `ply`, but for the phase, the label and the FEN (see [`super::delimited`]).
 fn tag_columns(header: &[String]) -> Vec<usize> {
     let Some(ply) = header.iter().position(|h| h == "ply") else { return Vec::new() };
-    (ply + 1..header.len()).filter(|&i| !matches!(header[i].as_str(), "eval" | "fen")).collect()
+    (ply + 1..header.len()).filter(|&i| !matches!(header[i].as_str(), "phase" | "eval" | "fen")).collect()
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> DatasetError {

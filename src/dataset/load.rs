@@ -25,6 +25,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use self::delimited::read_delimited;
 use self::parquet::read_parquet;
 use super::columns::ColumnDecoder;
 use super::epd::{EpdProblem, read_epd};
@@ -43,6 +44,8 @@ struct Row<'a> {
     eval: f32,
     /// How many rows of this result it stands for (a merged row's count).
     weight: f64,
+    /// The game phase the file stores (Parquet's `phase`), if any.
+    phase: Option<u8>,
 }
 
 /// What readers feed.
@@ -53,6 +56,8 @@ trait Consumer {
     fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String>;
     /// Rows already in terms (triplets, EPD), with game ids offset by `game_base`.
     fn batch(&mut self, path: &Path, layout: &FeatureLayout, batch: &RowBatch, game_base: u64) -> Result<(), DatasetError>;
+    /// The rows of a batch had no game ids (EPD's are line numbers).
+    fn games_unknown(&mut self) {}
 }
 
 /// Options of [`load_positions`].
@@ -71,6 +76,10 @@ pub struct LoadReport {
     pub bad_lines: u64,
     /// The first of them: file, line, why.
     pub problems: Vec<(String, EpdProblem)>,
+    /// Rows of a tapered layout whose phase is unknown: no tapered term is
+    /// non-zero (equal material, say) and the file stores no phase. The
+    /// fit does not need it; a mean phase over the rows does.
+    pub without_phase: u64,
 }
 
 /// Reads `paths` into merged rows. `track_games` keeps per-game membership
@@ -85,12 +94,16 @@ pub fn load(paths: &[impl AsRef<Path>], track_games: bool) -> Result<MergedRows,
 /// Reads `paths` into training positions; their columns must be pgntune
 /// feature sets (EPD files take `options.epd_layout`).
 pub fn load_positions(paths: &[impl AsRef<Path>], options: &LoadOptions) -> Result<(Positions, LoadReport), DatasetError> {
-    let mut consumer = PositionConsumer { positions: None, decoder: None, terms: Vec::new() };
-    let report = read_all(paths, options, &mut consumer)?;
+    let mut consumer = PositionConsumer { positions: None, decoder: None, terms: Vec::new(), without_phase: 0, games_unknown: false };
+    let mut report = read_all(paths, options, &mut consumer)?;
+    report.without_phase = consumer.without_phase;
     let mut positions = match consumer.positions {
         Some(p) => p,
         None => Positions::new(options.epd_layout.clone()).map_err(|e| DatasetError::Invalid { path: String::new(), message: e.to_string() })?,
     };
+    if consumer.games_unknown {
+        positions.set_games_unknown();
+    }
     positions.shrink_to_fit();
     Ok((positions, report))
 }
@@ -155,6 +168,7 @@ fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dy
             }
             Kind::Epd => {
                 let base = games.offset;
+                consumer.games_unknown();
                 let (bad, problems) = read_epd(path, &options.epd_layout, options.strict, &mut |batch| {
                     games.see(batch.games.iter().copied().max());
                     consumer.batch(path, &options.epd_layout, batch, base)
@@ -222,6 +236,15 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> DatasetError + '_ {
     move |source| DatasetError::Io { path: path.display().to_string(), source }
 }
 
+/// A stored phase: a whole number from 0 to 24.
+fn stored_phase(value: f64) -> Result<u8, String> {
+    if value.fract() == 0.0 && (0.0..=24.0).contains(&value) {
+        Ok(value as u8)
+    } else {
+        Err(format!("phase {value} is not a whole number from 0 to 24"))
+    }
+}
+
 /// The non-zero entries of a dense row.
 fn nonzero(x: &[f64], out: &mut Vec<(usize, f64)>) {
     out.clear();
@@ -267,115 +290,7 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
         x.clear();
         x.extend(numbers[..w - 1].iter().map(|&v| v as f64));
         nonzero(&x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, None).map_err(at)?;
-    }
-    Ok(())
-}
-
-fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
-    let file = super::text::open(path).map_err(io_error(path))?;
-    let mut builder = csv::ReaderBuilder::new();
-    builder.delimiter(sep).has_headers(true).flexible(true);
-    if sep != b',' {
-        // pgntune's TSV escapes quotes R's way, with a backslash.
-        builder.escape(Some(b'\\')).double_quote(false);
-    }
-    let mut reader = builder.from_reader(BufReader::with_capacity(1 << 16, file));
-    let csv_err = |e: csv::Error| invalid(path, e.to_string());
-    let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
-    let column = |name: &str| header.iter().position(|h| h == name);
-    if column("result").is_none()
-        && let (Some(wins), Some(draws), Some(losses)) = (column("wins"), column("draws"), column("losses"))
-    {
-        return read_counts(path, &header, [wins, draws, losses], &mut reader, consumer);
-    }
-    let result_col = column("result").ok_or_else(|| invalid(path, "no 'result' column in the header (nor wins, draws and losses)"))?;
-    let game_col = header.iter().position(|h| h == "game");
-    let eval_col = header.iter().position(|h| h == "eval");
-    let width = result_col;
-    consumer.columns(path, header[..result_col].to_vec())?;
-    let mut x = vec![0.0; width];
-    let mut pairs = Vec::new();
-    let mut record = csv::ByteRecord::new();
-    let mut line = 1u64;
-    while reader.read_byte_record(&mut record).map_err(csv_err)? {
-        line += 1;
-        let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
-        // Longer rows too: a field too many shifts every column after it.
-        if record.len() != header.len() {
-            return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
-        }
-        let text = |i: usize| std::str::from_utf8(&record[i]).unwrap_or("").trim();
-        let number = |i: usize| -> Result<f64, DatasetError> {
-            text(i)
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| at(format!("'{}' in column '{}' is not a number", String::from_utf8_lossy(&record[i]), header[i])))
-        };
-        for (j, v) in x.iter_mut().enumerate() {
-            *v = number(j)?;
-        }
-        let score = number(result_col)?;
-        let result = GameResult::from_score(score).ok_or_else(|| at(format!("result {score} is not 0, 0.5 or 1")))?;
-        let game = match game_col {
-            Some(g) => Some(game_id(text(g)).map_err(at)?),
-            None => None,
-        };
-        let eval = match eval_col.map(text) {
-            None | Some("" | "NA") => f32::NAN,
-            Some(_) => number(eval_col.expect("checked"))? as f32,
-        };
-        nonzero(&x, &mut pairs);
-        let id = games.id(game);
-        consumer.row(Row { values: &pairs, result, eval, weight: 1.0 }, id).map_err(at)?;
-    }
-    Ok(())
-}
-
-/// Merged rows: the feature columns, then `wins`, `draws` and `losses`
-/// (white's), one line per distinct feature vector, as a Spark
-/// aggregation writes them. Each line stands for that many rows, and is
-/// read as one row per result with its count as weight; they have no game
-/// ids.
-fn read_counts<R: Read>(
-    path: &Path,
-    header: &[String],
-    [wins, draws, losses]: [usize; 3],
-    reader: &mut csv::Reader<R>,
-    consumer: &mut dyn Consumer,
-) -> Result<(), DatasetError> {
-    let width = wins.min(draws).min(losses);
-    consumer.columns(path, header[..width].to_vec())?;
-    let (mut x, mut pairs) = (vec![0.0; width], Vec::new());
-    let mut record = csv::ByteRecord::new();
-    let mut line = 1u64;
-    while reader.read_byte_record(&mut record).map_err(|e| invalid(path, e.to_string()))? {
-        line += 1;
-        let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
-        // Longer rows too: a field too many shifts every column after it.
-        if record.len() != header.len() {
-            return Err(at(format!("{} fields, the header has {}", record.len(), header.len())));
-        }
-        let number = |i: usize| -> Result<f64, DatasetError> {
-            let text = std::str::from_utf8(&record[i]).unwrap_or("").trim();
-            text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| at(format!("'{text}' in column '{}' is not a number", header[i])))
-        };
-        for (j, v) in x.iter_mut().enumerate() {
-            *v = number(j)?;
-        }
-        nonzero(&x, &mut pairs);
-        for (col, result) in [(wins, GameResult::WhiteWins), (draws, GameResult::Draw), (losses, GameResult::BlackWins)] {
-            let n = number(col)?;
-            if n < 0.0 || n.fract() != 0.0 {
-                return Err(at(format!("'{n}' in column '{}' is not a count", header[col])));
-            }
-            // One row of weight n, not n rows: counts of a big aggregation
-            // (10^8 and more) held a row each, more than memory.
-            if n > 0.0 {
-                consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: n }, None).map_err(&at)?;
-            }
-        }
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0, phase: None }, None).map_err(at)?;
     }
     Ok(())
 }
@@ -415,7 +330,7 @@ fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) ->
         };
         let id = games.id(game);
         nonzero(x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0 }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0, phase: None }, id).map_err(at)?;
         row += 1;
         Ok(())
     })?;
@@ -542,6 +457,10 @@ struct PositionConsumer {
     positions: Option<Positions>,
     decoder: Option<ColumnDecoder>,
     terms: Vec<TermValue>,
+    /// Rows of a tapered layout with no phase (see [`LoadReport::without_phase`]).
+    without_phase: u64,
+    /// An EPD file was read: its game ids are line numbers.
+    games_unknown: bool,
 }
 
 impl PositionConsumer {
@@ -574,10 +493,25 @@ impl Consumer for PositionConsumer {
 
     fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String> {
         let decoder = self.decoder.as_mut().expect("columns first");
-        let phase = decoder.decode(row.values.iter().copied(), &mut self.terms)?;
+        let implied = decoder.decode(row.values.iter().copied(), &mut self.terms)?;
         let positions = self.positions.as_mut().expect("columns first");
-        let game = game.unwrap_or(positions.len() as u64);
-        positions.push_weighted(&self.terms, phase.unwrap_or(0), row.result.score() as f32, row.eval, game, row.weight);
+        let phase = match (implied, row.phase) {
+            (Some(implied), Some(stored)) if implied != stored => {
+                return Err(format!("the phase column says {stored} but the tapered values imply {implied}"));
+            }
+            (Some(p), _) | (None, Some(p)) => p,
+            (None, None) => {
+                if positions.layout().is_tapered() {
+                    self.without_phase += 1;
+                }
+                0
+            }
+        };
+        let game = game.unwrap_or_else(|| {
+            positions.set_games_unknown();
+            positions.len() as u64
+        });
+        positions.push_weighted(&self.terms, phase, row.result.score() as f32, row.eval, game, row.weight);
         Ok(())
     }
 
@@ -586,8 +520,13 @@ impl Consumer for PositionConsumer {
         self.positions.as_mut().expect("set").push_batch(batch, game_base);
         Ok(())
     }
+
+    fn games_unknown(&mut self) {
+        self.games_unknown = true;
+    }
 }
 
+mod delimited;
 mod parquet;
 #[cfg(test)]
 mod tests;

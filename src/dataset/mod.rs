@@ -13,7 +13,7 @@ pub mod format;
 pub mod load;
 mod mat;
 pub mod merged;
-mod number_text;
+pub(crate) mod number_text;
 mod octave;
 pub mod parquet;
 pub mod positions;

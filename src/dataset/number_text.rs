@@ -71,6 +71,14 @@ impl NumberText {
     }
 }
 
+/// `value` as messages show it: the text formats' form (`1e300`, not 301
+/// digits).
+pub(crate) fn shown(value: f64) -> String {
+    let mut out = Vec::new();
+    let _ = write_shortest(&mut out, value);
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// The shortest text that reads back as `value`, with an exponent when the
 /// plain form would be long (below 1e-5, or 1e15 and more).
 fn write_shortest(out: &mut impl std::io::Write, value: f64) -> std::io::Result<()> {
@@ -110,6 +118,7 @@ mod tests {
         assert_eq!(text(&mut numbers, -2.0), "-2");
         assert_eq!(text(&mut numbers, 2.5e-7), "2.5e-7");
         assert_eq!(numbers.int(42u64), "42");
+        assert_eq!((shown(1e300), shown(-2.5), shown(0.25)), ("1e300".to_string(), "-2.5".to_string(), "0.25".to_string()));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //!   `SparseVector(len(columns), idx, val)` is one row of the design matrix.
 //!
 //! Both then have `result` (`Float64`: 0, 0.5, 1), `game` (`Int64`), `ply`
-//! (`Int32`), `eval` (`Float64`, null where a row has no label; only when
+//! (`Int32`), the dense shape of a tapered layout `phase` (`Int32`), `eval` (`Float64`, null where a row has no label; only when
 //! labels were read), the kept tags and the FEN (strings).
 //!
 //! Rows are buffered into row groups of [`ROW_GROUP`] rows
@@ -141,6 +141,10 @@ pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFra
     columns.push(Column::new("result".into(), batch.results.iter().map(|r| r.score()).collect::<Vec<f64>>()));
     columns.push(Column::new("game".into(), batch.games.iter().map(|&g| g as i64).collect::<Vec<i64>>()));
     columns.push(Column::new("ply".into(), batch.plies.iter().map(|&p| p as i32).collect::<Vec<i32>>()));
+    if !is_sparse(schema) && layout.is_tapered() {
+        // As CSV: a row with no tapered term has no phase in its features.
+        columns.push(Column::new("phase".into(), batch.phases.iter().map(|&p| i32::from(p)).collect::<Vec<i32>>()));
+    }
     if schema.eval {
         let evals: Vec<Option<f64>> = batch.evals.iter().map(|&e| (!e.is_nan()).then_some(f64::from(e))).collect();
         columns.push(Column::new("eval".into(), evals));

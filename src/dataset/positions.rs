@@ -166,6 +166,10 @@ pub struct Positions {
     /// (or fewer) than one: a merged dataset's distinct row with its count.
     /// `None` while every weight is 1.
     weights: Option<Vec<f64>>,
+    /// False when some positions came without a game id (EPD, `.mat`):
+    /// each of those is then a game of its own, and a split by game is a
+    /// split by position.
+    games_known: bool,
 }
 
 /// Why positions cannot be stored.
@@ -193,6 +197,7 @@ impl Positions {
             evals: Vec::new(),
             games: Vec::new(),
             weights: None,
+            games_known: true,
         })
     }
 
@@ -313,6 +318,17 @@ impl Positions {
             let weights = self.weights.get_or_insert_with(|| vec![1.0; before]);
             weights.extend((0..other.len()).map(|i| other.weight(i)));
         }
+        self.games_known &= other.games_known;
+    }
+
+    /// Marks the positions as having no true game ids (some of them, at least).
+    pub fn set_games_unknown(&mut self) {
+        self.games_known = false;
+    }
+
+    /// Whether every position has its game's id (see [`Positions::set_games_unknown`]).
+    pub fn games_known(&self) -> bool {
+        self.games_known
     }
 
     /// Appends a position's packed entries and their end (its other
@@ -415,6 +431,7 @@ impl Positions {
     /// The positions whose index `keep` accepts, in order.
     pub fn filter(&self, mut keep: impl FnMut(usize) -> bool) -> Positions {
         let mut out = Positions::new(self.layout.clone()).expect("same layout");
+        out.games_known = self.games_known;
         for i in 0..self.len() {
             if keep(i) {
                 out.push_entries(self.entries(i));

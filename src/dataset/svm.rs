@@ -150,6 +150,20 @@ fn parse_game_line(text: &str) -> Result<GameLine, String> {
     Ok(line)
 }
 
+/// Checks a `# columns:` line against the layout before it: the same
+/// names in the same order.
+fn check_columns(layout: &FeatureLayout, names: &str) -> Result<(), String> {
+    let names: Vec<&str> = names.split_whitespace().collect();
+    let want = layout.columns();
+    if names.len() != want.len() {
+        return Err(format!("the '# columns:' line names {} columns, the layout '{}' has {}", names.len(), layout.spec(), want.len()));
+    }
+    match names.iter().zip(&want).position(|(a, b)| a != b) {
+        Some(j) => Err(format!("column {} is '{}' on the '# columns:' line, but '{}' in the layout '{}'", j + 1, names[j], want[j], layout.spec())),
+        None => Ok(()),
+    }
+}
+
 /// Reads a `.svm` file written by pgntune (or LIBSVM lines with its
 /// `# layout:` header), calling `sink` with batches of rows. Rows without a
 /// `# game` line before them get their line number as game id.
@@ -176,6 +190,11 @@ pub fn read_svm(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -> 
                     batch.clear();
                 }
                 layout = Some((l, decoder));
+            } else if let Some(names) = comment.strip_prefix("columns:") {
+                // The layout line alone once decided: one edited from
+                // `material` to `full` read P..Q as mg_P..mg_Q.
+                let Some((l, _)) = &layout else { return Err(at("a '# columns:' line before the '# layout:' line".into())) };
+                check_columns(l, names).map_err(&at)?;
             } else if let Some(rest) = comment.strip_prefix("game ") {
                 if let Some(g) = &game
                     && g.used < g.plies.len()

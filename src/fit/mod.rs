@@ -334,6 +334,12 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
         (Some(split), Some((fraction, seed))) => Some(uncertainty::holdout_summary(split, config, param, fraction, seed, solution.converged)),
         _ => None,
     };
+    if let Some(h) = holdout.as_ref().filter(|h| h.by_game && h.loose_rows.0 + h.loose_rows.1 > 0) {
+        warnings.push(format!(
+            "{} rows have no game id (an input without a game column): the holdout split them one by one, not by game",
+            h.loose_rows.0 + h.loose_rows.1
+        ));
+    }
     if holdout.as_ref().is_some_and(|h| !h.by_game) {
         warnings.push("the input has no game ids: the holdout split rows, not games, so rows of one game fall on both sides (which flatters the held-out metrics)".into());
     }

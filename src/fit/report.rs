@@ -155,13 +155,16 @@ impl FitReport {
             }
         }
         if let Some(h) = &self.holdout {
+            let units = if h.by_game { "games" } else { "rows" };
+            let part = |games: usize, loose: usize| {
+                if loose > 0 { format!("{games} {units} and {loose} rows without a game id") } else { format!("{games} {units}") }
+            };
             out.push_str(&format!(
-                "\nholdout: fitted on {} {units}, {} {units} held out ({:.0}% asked, seed {})\n",
-                h.games.0,
-                h.games.1,
+                "\nholdout: fitted on {}, {} held out ({:.0}% asked, seed {})\n",
+                part(h.games.0, h.loose_rows.0),
+                part(h.games.1, h.loose_rows.1),
                 h.fraction * 100.0,
                 h.seed,
-                units = if h.by_game { "games" } else { "rows" },
             ));
             out.push_str(&format!("  {:<10} {:>10} {:>10} {:>10}\n", "", "rows", "log-loss", "accuracy"));
             for (name, m) in [("training", h.train), ("held out", h.test)] {

@@ -210,6 +210,11 @@ pub struct HoldoutSummary {
     pub seed: u64,
     /// Games in the training and held-out parts.
     pub games: (usize, usize),
+    /// Rows without a game id in each part (inputs mixing files with and
+    /// without game ids: those rows are split one by one). They were once
+    /// counted with the games, so the holdout's games did not add up to the
+    /// data's.
+    pub loose_rows: (usize, usize),
     /// Whether the split was by game (false: by row, without game ids).
     pub by_game: bool,
     /// On the games fitted.
@@ -271,8 +276,10 @@ pub(crate) struct HoldoutSplit {
     pub train: MergedRows,
     /// The rows of the games held out.
     pub test: MergedRows,
-    /// Games (or rows) in each part.
+    /// Games (or rows, without game ids) in each part.
     pub games: (usize, usize),
+    /// Rows without a game id in each part, beside games.
+    pub loose_rows: (usize, usize),
     /// Whether the split was by game.
     pub by_game: bool,
 }
@@ -281,7 +288,8 @@ pub(crate) struct HoldoutSplit {
 /// is held out with probability `fraction`, drawn from `seed`.
 pub(crate) fn split_holdout(rows: &MergedRows, fraction: f64, seed: u64) -> Result<HoldoutSplit, FitError> {
     if !(fraction > 0.0 && fraction < 1.0) {
-        return Err(FitError::Invalid(format!("--holdout must be a fraction between 0 and 1, not {fraction}")));
+        let shown = crate::dataset::number_text::shown(fraction);
+        return Err(FitError::Invalid(format!("--holdout must be a fraction between 0 and 1, not {shown}")));
     }
     let (units, by_game) = resampling_units(rows);
     let n_units = units.games.as_ref().map_or(0, Vec::len);
@@ -300,7 +308,11 @@ pub(crate) fn split_holdout(rows: &MergedRows, fraction: f64, seed: u64) -> Resu
     if by_game && let Some(games) = &units.games {
         train_rows.games = Some(train.iter().map(|&g| games[g].clone()).collect());
     }
-    Ok(HoldoutSplit { train: train_rows, test: test_rows, games: (train.len(), test.len()), by_game })
+    // Units past the data's games are rows that came without a game id.
+    let real = if by_game { rows.game_count.unwrap_or(0) as usize } else { n_units };
+    let part = |units: &[usize]| (units.iter().filter(|&&g| g < real).count(), units.iter().filter(|&&g| g >= real).count());
+    let ((train_games, train_loose), (test_games, test_loose)) = (part(&train), part(&test));
+    Ok(HoldoutSplit { train: train_rows, test: test_rows, games: (train_games, test_games), loose_rows: (train_loose, test_loose), by_game })
 }
 
 /// The metrics of the fit `param` (made on `split.train`) on both parts.
@@ -316,6 +328,7 @@ pub(crate) fn holdout_summary(
         fraction,
         seed,
         games: split.games,
+        loose_rows: split.loose_rows,
         by_game: split.by_game,
         train: metrics(&split.train, config, param),
         test: metrics(&split.test, config, param),

@@ -230,7 +230,8 @@ fn check(config: &LabelConfig) -> Result<Format, LabelError> {
     }
     if crate::atomic::is_stdout(&config.output) {
         return Err(LabelError::Config(
-            "-o -: label writes its rows only when every position is labelled, to a file (its format from the extension)".into(),
+            "-o -: label writes a file (its format from the extension), not standard output: its rows appear only when every position is labelled"
+                .into(),
         ));
     }
     let format = Format::resolve(&config.output, None)?;

@@ -44,14 +44,19 @@ impl FromStr for ResetEvents {
         if s.trim().is_empty() {
             return Err("names no event (use capture, promotion, check, or none for no reset)".into());
         }
+        let mut none = false;
         for word in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             match word {
                 "capture" => events.capture = true,
                 "promotion" => events.promotion = true,
                 "check" => events.check = true,
-                "none" => {}
+                "none" => none = true,
                 other => return Err(format!("unknown reset event '{other}' (use capture, promotion, check or none)")),
             }
+        }
+        // `none,capture` said two things and meant `capture`.
+        if none && events != (ResetEvents { capture: false, promotion: false, check: false }) {
+            return Err(format!("'none' contradicts '{events}' (give none alone, or the events)"));
         }
         Ok(events)
     }

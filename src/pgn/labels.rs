@@ -4,6 +4,9 @@
 //! * lichess: `[%eval 0.35]` (pawns, white's view) and `[%eval #-4]` (mate
 //!   in 4 for black);
 //! * TCEC: `wv=1.44` (pawns, white's view), `wv=M12` / `wv=-M3` for mates;
+//!   the early seasons (Season 3) wrote `ev=1.44`, also white's view (in
+//!   their decisive games it has the winner's sign after either side's
+//!   moves), with mates as about ±327 pawns;
 //! * cutechess, fastchess and pgntune's own matches: `+0.54/12 0.232s`
 //!   (pawns from the view of the side that made the move, `/depth`, then
 //!   optionally the time; `+M3`/`-M3` for mates), so an engine author can
@@ -70,9 +73,11 @@ pub fn eval_label(comment: &[u8]) -> Option<EvalLabel> {
         let value = rest[..end].split(',').next()?;
         return parse_value(value).map(EvalLabel::White);
     }
-    // TCEC: comma-separated key=value pairs; `wv` must be a whole key.
+    // TCEC: comma-separated key=value pairs; `wv` (or the early seasons'
+    // `ev`) must be a whole key.
     for field in text.split(',') {
-        if let Some(value) = field.trim().strip_prefix("wv=") {
+        let field = field.trim();
+        if let Some(value) = field.strip_prefix("wv=").or_else(|| field.strip_prefix("ev=")) {
             return parse_value(value).map(EvalLabel::White);
         }
     }
@@ -113,6 +118,10 @@ mod tests {
         assert_eq!(eval_label(b"[%eval 1e9]"), white(MATE_LABEL));
         // A key that merely ends in "wv" is not the label.
         assert_eq!(eval_label(b"xwv=3.0"), None);
+        assert_eq!(eval_label(b"xev=3.0"), None);
+        // TCEC Season 3.
+        assert_eq!(eval_label(b" ev=-1.25, d=18, mt=00:01:02, tl=01:20:00, s=2100 kN/s, pv=Nf3, tb=0, R50=49,  "), white(-125.0));
+        assert_eq!(eval_label(b" ev=327.41, d=40, "), white(MATE_LABEL));
     }
 
     #[test]

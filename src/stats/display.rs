@@ -15,6 +15,18 @@ impl fmt::Display for Fixed2 {
     }
 }
 
+/// A number as given, but with an exponent when it is very large or very
+/// small (`1e300`, not 301 digits), the rule of the dataset writers'
+/// number text.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Short(pub f64);
+
+impl fmt::Display for Short {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == 0.0 || (1e-5..1e15).contains(&self.0.abs()) || !self.0.is_finite() { write!(f, "{}", self.0) } else { write!(f, "{:e}", self.0) }
+    }
+}
+
 /// A number printed with one decimal and its sign (`+12.3`, `-4.0`), as a
 /// match's status line prints Elo, but a value that rounds to zero prints as
 /// `0.0`: `-0.0` read as a loss where there was none.

@@ -22,7 +22,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::counts::{Penta, Wdl};
-use super::display::Fixed2;
+use super::display::{Fixed2, Short};
 use super::elo::{NELO_PER_T, score_from_elo};
 use super::mle::{llr_per_sample, mean_variance, mle_with_expectation, mle_with_t_value};
 
@@ -117,7 +117,7 @@ pub enum SprtConfigError {
     #[error("unknown Elo model `{0}` (expected normalized or logistic)")]
     UnknownModel(String),
     /// `elo0 ≥ elo1`.
-    #[error("elo0 ({elo0}) must be less than elo1 ({elo1})")]
+    #[error("elo0 ({}) must be less than elo1 ({})", Short(*.elo0), Short(*.elo1))]
     BoundsNotIncreasing {
         /// The H0 bound.
         elo0: f64,
@@ -125,7 +125,7 @@ pub enum SprtConfigError {
         elo1: f64,
     },
     /// A bound beyond [`MAX_LOGISTIC_ELO`] or [`MAX_NORMALIZED_ELO`], or not finite.
-    #[error("Elo bound {value} is outside ±{limit} for the {model} model")]
+    #[error("Elo bound {} is outside ±{limit} for the {model} model", Short(*.value))]
     BoundOutOfRange {
         /// The bound.
         value: f64,
@@ -135,7 +135,7 @@ pub enum SprtConfigError {
         model: EloModel,
     },
     /// alpha or beta outside (0, 1).
-    #[error("{name} ({value}) must be strictly between 0 and 1")]
+    #[error("{name} ({}) must be strictly between 0 and 1", Short(*.value))]
     ErrorRateOutOfRange {
         /// "alpha" or "beta".
         name: &'static str,
@@ -143,7 +143,7 @@ pub enum SprtConfigError {
         value: f64,
     },
     /// `alpha + beta ≥ 1`: the bounds would not be on either side of 0.
-    #[error("alpha + beta ({alpha} + {beta}) must be less than 1")]
+    #[error("alpha + beta ({} + {}) must be less than 1", Short(*.alpha), Short(*.beta))]
     ErrorRatesTooLarge {
         /// The type I error rate.
         alpha: f64,
@@ -370,7 +370,15 @@ impl FromStr for SprtConfig {
     /// Parses `key=value` settings separated by spaces or commas; keys are
     /// elo0, elo1, alpha, beta and model, each at most once.
     fn from_str(text: &str) -> Result<SprtConfig, SprtConfigError> {
-        let defaults = SprtConfig::default();
+        SprtConfig::parse_over(text, SprtConfig::default())
+    }
+}
+
+impl SprtConfig {
+    /// Parses settings as [`FromStr`] does, the keys not given taken from
+    /// `defaults` (a command whose default bounds are not
+    /// [`SprtConfig::default`]'s: `verify --sprt elo0=0` keeps verify's elo1).
+    pub fn parse_over(text: &str, defaults: SprtConfig) -> Result<SprtConfig, SprtConfigError> {
         let (mut elo0, mut elo1, mut alpha, mut beta, mut model) = (None, None, None, None, None);
         for token in text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()) {
             let (key, value) = token.split_once('=').ok_or_else(|| SprtConfigError::NotKeyValue(token.to_string()))?;

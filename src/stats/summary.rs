@@ -22,11 +22,41 @@ pub struct StatsConfig {
 }
 
 /// Why there is nothing to summarise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StatsError {
     /// Neither single-game nor pair counts were given.
     #[error("no counts: give win/draw/loss counts or game-pair counts")]
     NoCounts,
+    /// Single-game and pair counts that cannot be the same games.
+    #[error("the win/draw/loss counts ({wdl}) and the game-pair counts ({penta}) are not the same games: {why}")]
+    Mismatch {
+        /// The single-game counts.
+        wdl: String,
+        /// The pair counts.
+        penta: String,
+        /// Which sum differs.
+        why: String,
+    },
+}
+
+/// Refuses single-game and pair counts of different games: each pair is two
+/// games, and the pairs' points are the games' points. (Both were reported
+/// side by side, each statistic from its own counts.)
+fn check_same_games(wdl: &Wdl, penta: &Penta) -> Result<(), StatsError> {
+    let p = penta.0.map(u128::from);
+    let pair_games = 2 * p.iter().sum::<u128>();
+    let games = u128::from(wdl.wins) + u128::from(wdl.draws) + u128::from(wdl.losses);
+    // Half points: a pair of score s/2 holds s half points; a win 2, a draw 1.
+    let pair_half_points = p[1] + 2 * p[2] + 3 * p[3] + 4 * p[4];
+    let half_points = 2 * u128::from(wdl.wins) + u128::from(wdl.draws);
+    let why = if games != pair_games {
+        format!("{games} games against {pair_games} in the pairs")
+    } else if half_points != pair_half_points {
+        format!("a score of {} against {} in the pairs", half_points as f64 / 2.0, pair_half_points as f64 / 2.0)
+    } else {
+        return Ok(());
+    };
+    Err(StatsError::Mismatch { wdl: format!("{} {} {}", wdl.wins, wdl.draws, wdl.losses), penta: penta.0.map(|c| c.to_string()).join(" "), why })
 }
 
 /// The statistics of some counts. `Display` gives fastchess's report
@@ -47,6 +77,9 @@ pub struct StatsReport {
 pub fn summarise(config: StatsConfig) -> Result<StatsReport, StatsError> {
     if config.wdl.is_none() && config.penta.is_none() {
         return Err(StatsError::NoCounts);
+    }
+    if let (Some(wdl), Some(penta)) = (&config.wdl, &config.penta) {
+        check_same_games(wdl, penta)?;
     }
     let sprt = config.sprt.map(|s| match &config.penta {
         Some(p) => s.status(p),

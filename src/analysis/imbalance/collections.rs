@@ -65,8 +65,15 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
         for (n, input) in group.into_iter().enumerate() {
             let base = (n as u64) << GAME_BITS;
             if is_dataset(input) {
+                use crate::dataset::Format;
+                if matches!(Format::from_path(Path::new(input)), Some(Format::Svm | Format::Ijv)) {
+                    let reason = format!(
+                        "stores no phase, which the analysis needs; extract to .csv, .tsv or .parquet with --features {LAYOUT}, or give the PGN"
+                    );
+                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                }
                 let options = LoadOptions { epd_layout: read.layout.clone(), strict: false };
-                let (positions, _) = load_positions(&[input], &options)?;
+                let (positions, report) = load_positions(&[input], &options)?;
                 // Its covariance counts positions and games one by one.
                 if positions.is_weighted() {
                     let reason =
@@ -77,6 +84,18 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
                 if positions.layout() != &read.layout {
                     let reason =
                         format!("has the features '{}'; the analysis needs '{LAYOUT}' (extract with --features {LAYOUT})", positions.layout().spec());
+                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                }
+                // The unit is the pawn at the rows' mean phase: a row with
+                // equal material has no phase in its features, and taking
+                // it as 0 made every value about 11 times too small.
+                if report.without_phase > 0 {
+                    let reason = format!(
+                        "{} of its {} rows have no phase (equal material, and the file has no 'phase' column); \
+                         extract it again to .csv, .tsv or .parquet with --features {LAYOUT} (which store the phase) or give the PGN",
+                        report.without_phase,
+                        positions.len()
+                    );
                     return Err(ImbalanceError::Input { input: input.clone(), reason });
                 }
                 collection.positions.append(&positions, base);

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::{Consumer, GameIds, Row, game_id_of_float, invalid, io_error, nonzero};
+use super::{Consumer, GameIds, Row, game_id_of_float, invalid, io_error, nonzero, stored_phase};
 use crate::dataset::{DatasetError, GameResult};
 
 /// Reads `path` (either shape of `extract`'s Parquet) into `consumer`.
@@ -41,7 +41,7 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
     };
     consumer.columns(path, columns.clone())?;
     let mut wanted: Vec<String> = if sparse { vec!["idx".into(), "val".into()] } else { columns.clone() };
-    wanted.extend(["result", "game", "eval"].into_iter().filter(|&n| has(n)).map(String::from));
+    wanted.extend(["result", "game", "eval", "phase"].into_iter().filter(|&n| has(n)).map(String::from));
 
     let mut rows = RowsOf { path, columns: &columns, first: 0, pairs: Vec::new() };
     for group in &metadata.row_groups {
@@ -79,6 +79,8 @@ impl RowsOf<'_> {
             Ok(cast.f64().map_err(polars_err)?.iter().collect())
         };
         let results = as_f64("result").map_err(|_| invalid(path, "no numeric 'result' column"))?;
+        // The dense shape's `phase` could be a feature column before `result`.
+        let phases = if has("phase") && !self.columns.iter().any(|c| c == "phase") { Some(as_f64("phase")?) } else { None };
         let first = self.first;
         let at = |i: usize, msg: String| invalid(path, format!("row {}: {msg}", first + i + 1));
         let game_ids = if has("game") { Some(game_column(frame, path, first)?) } else { None };
@@ -88,8 +90,12 @@ impl RowsOf<'_> {
             let result = GameResult::from_score(score).ok_or_else(|| at(i, format!("result {score} is not 0, 0.5 or 1")))?;
             let game = game_ids.as_ref().and_then(|g| g[i]);
             let eval = evals.as_ref().and_then(|e| e[i]).map_or(f32::NAN, |e| e as f32);
+            let phase = match phases.as_ref().and_then(|p| p[i]) {
+                Some(p) => Some(stored_phase(p).map_err(|msg| at(i, msg))?),
+                None => None,
+            };
             let id = games.id(game);
-            consumer.row(Row { values: pairs, result, eval, weight: 1.0 }, id).map_err(|msg| at(i, msg))
+            consumer.row(Row { values: pairs, result, eval, phase, weight: 1.0 }, id).map_err(|msg| at(i, msg))
         };
         let pairs = &mut self.pairs;
         if sparse {

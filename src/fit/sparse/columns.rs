@@ -63,6 +63,36 @@ pub fn prior_for(layout: &FeatureLayout, prior: Option<&Weights>) -> Result<Vec<
     Ok(columns.iter().map(|c| weights.centipawns(c)).collect())
 }
 
+/// The feature sets of `weights` that `layout` lacks and that have a
+/// non-zero value: a loss over positions with `layout`'s columns leaves
+/// them out, though the engine playing `weights` counts them.
+pub fn sets_left_out(layout: &FeatureLayout, weights: &Weights) -> Result<Vec<FeatureSet>, ColumnsError> {
+    let own = weights.layout()?;
+    let columns = own.columns();
+    Ok(own
+        .sets()
+        .filter(|&set| !layout.contains(set))
+        .filter(|&set| (0..columns.len()).any(|j| own.set_of_column(j) == Some(set) && weights.centipawns(&columns[j]) != 0.0))
+        .collect())
+}
+
+/// One line saying which non-zero sets of the weights `what` names a
+/// dataset of `layout` leaves out, or `None` when it leaves out none.
+pub fn left_out_warning(what: &str, layout: &FeatureLayout, weights: &Weights) -> Result<Option<String>, ColumnsError> {
+    let sets = sets_left_out(layout, weights)?;
+    if sets.is_empty() {
+        return Ok(None);
+    }
+    let names: Vec<&str> = sets.iter().map(|s| s.name()).collect();
+    Ok(Some(format!(
+        "{what}: the weights '{}' give non-zero values to {} '{}', which the dataset ('{}') has no columns for; they are left out here, though the engine counts them",
+        weights.name,
+        if names.len() == 1 { "the set" } else { "the sets" },
+        names.join(","),
+        layout.spec()
+    )))
+}
+
 /// Which columns of `layout` stay fixed: every column of a named set, and
 /// each named column.
 pub fn frozen_columns(layout: &FeatureLayout, names: &[String]) -> Result<Vec<bool>, ColumnsError> {

@@ -345,6 +345,9 @@ pub struct TuneReport {
     pub memory_bytes: usize,
     /// The losses per iteration.
     pub trace: Vec<TraceRow>,
+    /// What the reader should know about the numbers (a holdout split by
+    /// position, for positions without game ids).
+    pub warnings: Vec<String>,
 }
 
 /// Tunes the weights of `positions`' layout.
@@ -369,6 +372,14 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let usable = |i: usize| !(config.exclude_draws && positions.score(i) == 0.5);
     let train: Vec<bool> = (0..n).map(|i| usable(i) && !holdout.as_ref().is_some_and(|h| h[i])).collect();
     let test: Option<Vec<bool>> = holdout.map(|h| (0..n).map(|i| usable(i) && h[i]).collect());
+    let mut warnings = Vec::new();
+    if config.holdout.is_some() && !positions.games_known() {
+        // The dense fitter says the same (crate::fit).
+        warnings.push(
+            "the input has no game ids: the holdout split positions, not games, so positions of one game fall on both sides (which flatters the held-out loss)"
+                .to_string(),
+        );
+    }
     let train_positions = train.iter().filter(|&&t| t).count();
     // The rows the positions stand for (merged rows count their rows).
     let rows_of = |mask: &[bool]| positions.total_weight(|i| mask[i]).round() as usize;
@@ -546,6 +557,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         memory_bytes: positions.memory_bytes(),
         trace: outcome.trace,
         weights,
+        warnings,
     })
 }
 

@@ -88,9 +88,10 @@ impl TuneReport {
         if let (Some(a), Some(b)) = (self.start_holdout_loss, self.holdout_loss) {
             let _ = writeln!(
                 t,
-                "      held out {a:.6} -> {b:.6} ({:+.2}%) on {} positions of held-out games",
+                "      held out {a:.6} -> {b:.6} ({:+.2}%) on {} positions of held-out {}",
                 100.0 * (b / a - 1.0),
-                self.holdout_positions
+                self.holdout_positions,
+                if self.warnings.is_empty() { "games" } else { "rows" }
             );
         }
         let count = |s: ColumnStatus| self.status.iter().filter(|&&x| x == s).count();
@@ -137,6 +138,9 @@ impl TuneReport {
                 let _ = writeln!(t, "  {:<6} {:>8.1}  {interval}", self.columns[j], self.weights[j]);
             }
         }
+        for w in &self.warnings {
+            let _ = write!(t, "\nwarning: {w}\n");
+        }
         t
     }
 
@@ -168,6 +172,7 @@ impl TuneReport {
             "held": self.held,
             "not_identified": self.not_identified,
             "memory_bytes": self.memory_bytes,
+            "warnings": self.warnings,
             "columns": self.columns.iter().enumerate().map(|(j, c)| json!({
                 "name": c,
                 "value": self.weights[j],

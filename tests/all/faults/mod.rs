@@ -7,6 +7,8 @@
 mod answers;
 mod data_loss;
 mod fuzz;
+mod issue33_data;
+mod issue33_messages;
 mod options;
 mod round3_answers;
 mod round3_loss;

@@ -312,16 +312,21 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
     fails_untouched(d, pgntune_in(d).args(["analyze", "t.pgn", "--group-by", "NoSuchTag"]), "--group-by NoSuchTag: no game has the tag NoSuchTag");
     let out = pgntune_in(d).args(["features", "--columns", "bogus"]).assert().code(2).get_output().stdout.clone();
     assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
-    // A shard past the match's end plays nothing: no error (the waves of a
-    // sharded run may leave a shard empty), but not in silence either.
+    // A shard that holds no pair plays nothing: no error (the waves of a
+    // sharded run may leave a shard empty), but not in silence either. A
+    // --pair-range past the match's end is refused (issue 33): no wave plan
+    // asks for pairs the match does not have.
     let mut cmd = pgntune_in(d);
-    cmd.args(match_args(10)).args(["--shard", "0/1", "--pair-range", "100..200"]);
+    cmd.args(match_args(2)).args(["--shard", "5/8"]);
     let err = cmd.assert().success().get_output().stderr.clone();
     assert!(
-        String::from_utf8_lossy(&err).contains("no pair of the match's 10 falls in it, so no game is played"),
+        String::from_utf8_lossy(&err).contains("no pair of the match's 2 falls in it, so no game is played"),
         "{}",
         String::from_utf8_lossy(&err)
     );
+    let mut cmd = pgntune_in(d);
+    cmd.args(match_args(10)).args(["--shard", "0/1", "--pair-range", "100..200"]);
+    fails_untouched(d, &mut cmd, "--pair-range 100..: the match has 10 pairs");
     // extract does have --format, and says so.
     fails_untouched(d, pgntune_in(d).args(["extract", "t.pgn", "-o", "x.foo"]), "or give --format");
 }
