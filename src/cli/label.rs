@@ -251,11 +251,19 @@ fn print_summary(report: &LabelReport) {
         eprintln!("  engine restarts: {}", report.restarts);
     }
     if report.search_seconds > 0.0 && report.engine_seconds > 0.0 {
-        let overhead = 100.0 * (1.0 - report.engine_seconds / report.search_seconds).max(0.0);
+        let outside = (report.search_seconds - report.engine_seconds).max(0.0);
         eprintln!(
-            "  time outside the engines' own searches: {overhead:.1}% ({:.1} s of {:.1} s)",
-            report.search_seconds - report.engine_seconds,
-            report.search_seconds
+            "  searches {:.1} s, {:.1} s of them the engines' own: {:.1}% outside them (protocol, pipes)",
+            report.search_seconds,
+            report.engine_seconds,
+            100.0 * outside / report.engine_seconds
+        );
+    }
+    if report.reset_seconds > 0.0 && report.search_seconds > 0.0 {
+        eprintln!(
+            "  clearing the engines between positions (ucinewgame): {:.1} s, {:.1}% of the search time",
+            report.reset_seconds,
+            100.0 * report.reset_seconds / report.search_seconds
         );
     }
 }

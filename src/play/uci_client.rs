@@ -231,18 +231,8 @@ impl UciPlayer {
             go.push_str(&format!(" movetime {ms}"));
         }
         let started = Instant::now();
-        self.send(&go)?;
-        let lines = match self.wait_for("bestmove", started + deadline) {
-            Ok(lines) => lines,
-            Err(PlayerError::Timeout) => {
-                let _ = self.send("stop");
-                let _ = self.wait_for("bestmove", Instant::now() + GRACE);
-                return Err(PlayerError::Timeout);
-            }
-            Err(e) => return Err(e),
-        };
-        let last = lines.last().expect("wait_for returns the bestmove line");
-        let text = last.split_whitespace().nth(1).ok_or_else(|| PlayerError::Protocol(format!("'{last}' names no move")))?;
+        let (lines, text) = self.search(&go, started + deadline)?;
+        let last = lines.last().expect("search returns the bestmove line");
         UciMove::from_ascii(text.as_bytes())
             .ok()
             .and_then(|u| u.to_move(position).ok())
@@ -258,6 +248,25 @@ impl UciPlayer {
             reset,
             search: started.elapsed(),
         })
+    }
+
+    /// Sends `go` and reads up to `bestmove` by `deadline`: the lines read
+    /// and the move's text. Past the deadline the engine is told to stop
+    /// and its move is read anyway, so that it is ready for what comes next.
+    fn search(&mut self, go: &str, deadline: Instant) -> Result<(Vec<String>, String), PlayerError> {
+        self.send(go)?;
+        let lines = match self.wait_for("bestmove", deadline) {
+            Ok(lines) => lines,
+            Err(PlayerError::Timeout) => {
+                let _ = self.send("stop");
+                let _ = self.wait_for("bestmove", Instant::now() + GRACE);
+                return Err(PlayerError::Timeout);
+            }
+            Err(e) => return Err(e),
+        };
+        let last = lines.last().expect("wait_for returns the bestmove line");
+        let text = last.split_whitespace().nth(1).ok_or_else(|| PlayerError::Protocol(format!("'{last}' names no move")))?.to_string();
+        Ok((lines, text))
     }
 
     fn send(&mut self, line: &str) -> Result<(), PlayerError> {
@@ -404,20 +413,8 @@ impl Player for UciPlayer {
             go.push_str(&format!(" depth {d}"));
         }
         let started = Instant::now();
-        self.send(&go)?;
-        let lines = match self.wait_for("bestmove", started + budget) {
-            Ok(lines) => lines,
-            Err(PlayerError::Timeout) => {
-                // Ask for the move anyway so that the engine is ready for the next game.
-                let _ = self.send("stop");
-                let _ = self.wait_for("bestmove", Instant::now() + GRACE);
-                return Err(PlayerError::Timeout);
-            }
-            Err(e) => return Err(e),
-        };
+        let (lines, text) = self.search(&go, started + budget)?;
         let engine_time = started.elapsed();
-        let last = lines.last().expect("wait_for returns the bestmove line");
-        let text = last.split_whitespace().nth(1).ok_or_else(|| PlayerError::Protocol(format!("'{last}' names no move")))?;
         // The move is read here, once: what the game runner gets is a legal move.
         let best = UciMove::from_ascii(text.as_bytes())
             .ok()
