@@ -221,15 +221,7 @@ impl UciPlayer {
         let fen = Fen::from_position(position, EnPassantMode::Legal);
         self.send(&format!("position fen {fen}"))?;
         let mut go = String::from("go");
-        if let Some(n) = limits.nodes {
-            go.push_str(&format!(" nodes {n}"));
-        }
-        if let Some(d) = limits.depth {
-            go.push_str(&format!(" depth {d}"));
-        }
-        if let Some(ms) = limits.movetime_ms {
-            go.push_str(&format!(" movetime {ms}"));
-        }
+        push_limits(&mut go, limits);
         let started = Instant::now();
         let (lines, text) = self.search(&go, started + deadline)?;
         let last = lines.last().expect("search returns the bestmove line");
@@ -314,6 +306,20 @@ fn last_score(lines: &[String]) -> Option<Score> {
             _ => None,
         }
     })
+}
+
+/// Appends a search's own limits to a `go` command: ` nodes N`,
+/// ` depth D`, ` movetime MS`, those that are set.
+fn push_limits(go: &mut String, limits: &MoveLimits) {
+    if let Some(n) = limits.nodes {
+        go.push_str(&format!(" nodes {n}"));
+    }
+    if let Some(d) = limits.depth {
+        go.push_str(&format!(" depth {d}"));
+    }
+    if let Some(ms) = limits.movetime_ms {
+        go.push_str(&format!(" movetime {ms}"));
+    }
 }
 
 /// The `wdl W D L` of the last `info` line with a score.
@@ -403,15 +409,9 @@ impl Player for UciPlayer {
             budget = Duration::from_millis(own.left_ms + request.time_margin_ms) + GRACE;
         }
         if let Some(ms) = limits.movetime_ms {
-            go.push_str(&format!(" movetime {ms}"));
             budget = budget.min(Duration::from_millis(ms + request.time_margin_ms) + GRACE);
         }
-        if let Some(n) = limits.nodes {
-            go.push_str(&format!(" nodes {n}"));
-        }
-        if let Some(d) = limits.depth {
-            go.push_str(&format!(" depth {d}"));
-        }
+        push_limits(&mut go, limits);
         let started = Instant::now();
         let (lines, text) = self.search(&go, started + budget)?;
         let engine_time = started.elapsed();
