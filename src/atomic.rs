@@ -30,7 +30,7 @@ use tempfile::NamedTempFile;
 
 pub use cleanup::{Registration, register, register_folder, registered, remove_on_signals};
 pub use plan::{Destination, OutputPlan, PlanError, repeated_file};
-pub use recognise::OutputKind;
+pub use recognise::{FIGURE_PNG_MARK, FIGURE_SVG_MARK, OutputKind};
 
 /// The name that means standard output.
 pub const STDOUT: &str = "-";
@@ -103,6 +103,38 @@ pub fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::new(io::ErrorKind::InvalidInput, "too many levels of symbolic links"))
 }
 
+/// The extended attribute that marks a file pgntune wrote. Some formats
+/// (pgnlearn's `.mat`, CSV) have no room for a mark of their own, so a
+/// user's hand-written file in them looks exactly like an earlier output;
+/// the attribute tells them apart. A copy without it (`cp` drops it) or a
+/// file system without extended attributes counts as the user's: refused
+/// without `--force`, the safe side.
+pub const WRITTEN_MARK: &str = "user.pgntune.written";
+
+/// Marks `file` as written by pgntune (see [`WRITTEN_MARK`]); a file
+/// system that keeps no attributes keeps no mark, which only costs a
+/// `--force` later.
+fn mark_as_written(file: &File) {
+    #[cfg(target_os = "linux")]
+    let _ = rustix::fs::fsetxattr(file, WRITTEN_MARK, b"1", rustix::fs::XattrFlags::empty());
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
+/// True when the file at `path` carries pgntune's mark ([`WRITTEN_MARK`]).
+pub fn carries_written_mark(path: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let mut value = [0u8; 8];
+        rustix::fs::getxattr(path, WRITTEN_MARK, &mut value[..]).is_ok_and(|n| value[..n] == *b"1")
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// A second handle on standard output, as a `File` (for writers that need one).
 fn stdout_file() -> io::Result<File> {
     Ok(File::from(io::stdout().as_fd().try_clone_to_owned()?))
@@ -159,6 +191,7 @@ impl AtomicFile {
             })
             .map_err(err)?;
         let registration = registration.expect("made by the closure that registers it");
+        mark_as_written(temp.as_file());
         Ok(AtomicFile {
             target: target.to_path_buf(),
             sink: Sink::Replace { path, writer: BufWriter::with_capacity(1 << 16, temp), _registration: registration },

@@ -336,6 +336,9 @@ mod tests {
         assert!(OutputPlan::new(true).output(&mine, OutputKind::Dataset(Format::Csv)).is_ok());
         let rows = dir.path().join("rows.csv");
         std::fs::write(&rows, "P,N,B,R,Q,result,game,ply\n").unwrap();
+        // Written by hand: the user's. Written by pgntune: its mark says so.
+        assert!(OutputPlan::new(false).output(&rows, OutputKind::Dataset(Format::Csv)).is_err());
+        crate::atomic::AtomicFile::write_all(&rows, b"P,N,B,R,Q,result,game,ply\n").unwrap();
         assert!(OutputPlan::new(false).output(&rows, OutputKind::Dataset(Format::Csv)).is_ok());
         let empty = dir.path().join("empty.csv");
         std::fs::write(&empty, "").unwrap();

@@ -10,7 +10,15 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use super::carries_written_mark;
 use crate::dataset::Format;
+
+/// The comment that opens every SVG figure pgntune draws.
+pub const FIGURE_SVG_MARK: &str = "<!-- drawn by pgntune -->";
+
+/// The `tEXt` chunk (keyword `Software`) of every PNG figure pgntune draws,
+/// as it appears in the file.
+pub const FIGURE_PNG_MARK: &[u8] = b"tEXtSoftware\0pgntune";
 
 /// How much of a file recognition reads.
 const HEAD_BYTES: u64 = 64 << 10;
@@ -88,20 +96,26 @@ impl OutputKind {
     pub fn recognises(self, path: &Path) -> bool {
         let Ok(head) = head(path) else { return false };
         match self {
-            OutputKind::Dataset(Format::Mat) => is_integer_matrix(&head),
-            OutputKind::Dataset(Format::Csv) => header_has_metadata(&head, b','),
-            OutputKind::Dataset(Format::Tsv) => header_has_metadata(&head, b'\t'),
+            // These formats have no room for a mark of pgntune's: a
+            // hand-written file with the same header (or pgnlearn's own
+            // matrix) is the user's unless the file carries the mark.
+            OutputKind::Dataset(Format::Mat) => is_integer_matrix(&head) && carries_written_mark(path),
+            OutputKind::Dataset(Format::Csv) => header_has_metadata(&head, b',') && carries_written_mark(path),
+            OutputKind::Dataset(Format::Tsv) => header_has_metadata(&head, b'\t') && carries_written_mark(path),
             OutputKind::Dataset(Format::Octave) => head.starts_with(b"# Created by pgntune"),
             OutputKind::Dataset(Format::Parquet) => is_pgntune_parquet(path),
             OutputKind::Dataset(Format::Epd) => is_epd(&head, EPD_DATASET_OPCODES, &["hmvc", "fmvn", "c9"]),
             OutputKind::Dataset(Format::Ijv) => head.starts_with(b"% pgntune sparse rows"),
             OutputKind::Dataset(Format::Svm) => head.starts_with(crate::dataset::svm::HEADER.as_bytes()),
             OutputKind::Source => contains(&head[..head.len().min(200)], b"written by pgntune"),
-            OutputKind::ScoreTable => head.starts_with(b"balance,rows,points,score\n"),
+            OutputKind::ScoreTable => head.starts_with(b"balance,rows,points,score\n") && carries_written_mark(path),
             OutputKind::Weights => head.starts_with(b"# pgntune weights") || is_json_weights(path),
-            OutputKind::Trace => head.starts_with(b"iteration,"),
+            OutputKind::Trace => head.starts_with(b"iteration,") && carries_written_mark(path),
+            // pgntune's figures carry its name: a PNG `tEXt` chunk, an SVG
+            // comment (see `analysis::plots`). Any other picture is the user's.
             OutputKind::Figure => {
-                head.starts_with(b"\x89PNG\r\n\x1a\n") || (head.starts_with(b"<svg") || head.starts_with(b"<?xml")) && contains(&head, b"<svg")
+                (head.starts_with(b"\x89PNG\r\n\x1a\n") && contains(&head, FIGURE_PNG_MARK))
+                    || (head.starts_with(FIGURE_SVG_MARK.as_bytes()) && contains(&head, b"<svg"))
             }
             OutputKind::Openings => false,
             OutputKind::MatchGames => false,
@@ -239,9 +253,32 @@ mod tests {
         let weights = file(d, "w.toml", b"# pgntune weights: centipawns = ...\nformat = 1\n");
         let epd = file(d, "o.epd", b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n");
         let selfplay = file(d, "s.pgn", b"[Event \"pgntune selfplay\"]\n[Site \"pgntune\"]\n");
+        // Written by hand, pgnlearn's matrix and a CSV with pgntune's header
+        // are the user's; written by pgntune, they carry its mark.
+        assert!(!OutputKind::Dataset(Format::Mat).recognises(&mat), "pgnlearn's own .mat is not pgntune's");
+        assert!(!OutputKind::Dataset(Format::Csv).recognises(&csv), "a hand-written CSV with pgntune's header");
+        assert!(!OutputKind::ScoreTable.recognises(&table));
+        for path in [&mat, &csv, &table] {
+            let bytes = std::fs::read(path).unwrap();
+            crate::atomic::AtomicFile::write_all(path, &bytes).unwrap();
+        }
         assert!(OutputKind::Dataset(Format::Mat).recognises(&mat));
         assert!(OutputKind::Dataset(Format::Csv).recognises(&csv));
         assert!(OutputKind::ScoreTable.recognises(&table));
+        // A copy loses the mark (cp does not keep extended attributes).
+        let copy = file(d, "copy.csv", &std::fs::read(&csv).unwrap());
+        assert!(!OutputKind::Dataset(Format::Csv).recognises(&copy));
+        // Figures: pgntune's carry its name; another picture is the user's.
+        let theirs_png = file(d, "theirs.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+        let theirs_svg = file(d, "theirs.svg", b"<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>");
+        let ours_svg = file(d, "ours.svg", format!("{FIGURE_SVG_MARK}\n<svg></svg>").as_bytes());
+        let mut ours_png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        ours_png.extend_from_slice(FIGURE_PNG_MARK);
+        let ours_png = file(d, "ours.png", &ours_png);
+        assert!(!OutputKind::Figure.recognises(&theirs_png));
+        assert!(!OutputKind::Figure.recognises(&theirs_svg));
+        assert!(OutputKind::Figure.recognises(&ours_png));
+        assert!(OutputKind::Figure.recognises(&ours_svg));
         assert!(OutputKind::Weights.recognises(&weights));
         assert!(!OutputKind::Openings.recognises(&epd), "a user's opening book looks like a suite: never replaced without --force");
         assert!(OutputKind::SelfplayGames.recognises(&selfplay));

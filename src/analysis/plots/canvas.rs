@@ -72,7 +72,9 @@ pub(super) fn render(plot: &impl Plot, path: &Path) -> Result<(), PlotError> {
                 plot.draw(&root).map_err(draw_error)?;
                 root.present().map_err(|e| draw_error(e.into()))?;
             }
-            file.write_all(svg.as_bytes()).map_err(|e| OutputError::new(path, e))?;
+            // The mark that lets a later run replace this figure without --force.
+            let marked = format!("{}\n{svg}", crate::atomic::FIGURE_SVG_MARK);
+            file.write_all(marked.as_bytes()).map_err(|e| OutputError::new(path, e))?;
         }
         Format::Png => {
             let font = ab_glyph::FontRef::try_from_slice(FONT).map_err(|_| PlotError::Font)?;
@@ -87,6 +89,8 @@ pub(super) fn render(plot: &impl Plot, path: &Path) -> Result<(), PlotError> {
             let mut encoder = png::Encoder::new(&mut file, width, height);
             encoder.set_color(png::ColorType::Rgb);
             encoder.set_depth(png::BitDepth::Eight);
+            // The mark that lets a later run replace this figure without --force.
+            encoder.add_text_chunk("Software".into(), "pgntune".into()).map_err(png_error)?;
             let mut writer = encoder.write_header().map_err(png_error)?;
             writer.write_image_data(&pixels).map_err(png_error)?;
             writer.finish().map_err(png_error)?;

@@ -59,7 +59,9 @@ fn writes_both_formats(name: &str, draw: impl Fn(&Path) -> Result<(), PlotError>
     let svg = out(&dir, &format!("{name}.svg"));
     draw(&svg).unwrap();
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.starts_with("<svg"), "{name}.svg: {}", &text[..text.len().min(80)]);
+    // pgntune's mark, then the drawing (a later run replaces it without --force).
+    assert!(text.starts_with("<!-- drawn by pgntune -->\n<svg"), "{name}.svg: {}", &text[..text.len().min(80)]);
+    assert!(crate::atomic::OutputKind::Figure.recognises(&png) && crate::atomic::OutputKind::Figure.recognises(&svg), "{name}");
     // Nothing but the two outputs: the temporary files are gone.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     text
