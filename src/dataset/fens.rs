@@ -67,12 +67,14 @@ pub fn read_positions(path: &Path) -> Result<Positions, DatasetError> {
     }
     match format {
         Some(super::Format::Epd) => {
-            let mut text = String::new();
-            super::text::open(path).and_then(|mut r| std::io::Read::read_to_string(&mut r, &mut text)).map_err(|e| {
+            let mut bytes = Vec::new();
+            super::text::open(path).and_then(|mut r| std::io::Read::read_to_end(&mut r, &mut bytes)).map_err(|e| {
                 if e.get_ref().is_some_and(|inner| inner.is::<super::text::LineTooLong>()) { invalid(path, e.to_string()) } else { io(e) }
             })?;
             let mut rows = Vec::new();
-            for (n, line) in text.lines().enumerate() {
+            for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                // Said per line: "stream did not contain valid UTF-8" named neither the line nor the cause.
+                let line = std::str::from_utf8(line).map_err(|_| invalid(path, format!("line {}: not text (UTF-8): not an EPD file", n + 1)))?;
                 let line = line.trim();
                 if line.is_empty() {
                     continue;
@@ -90,7 +92,7 @@ pub fn read_positions(path: &Path) -> Result<Positions, DatasetError> {
                 builder.escape(Some(b'\\')).double_quote(false);
             }
             let mut reader = builder.from_reader(BufReader::new(super::text::open(path).map_err(io)?));
-            let csv_err = |e: csv::Error| invalid(path, e.to_string());
+            let csv_err = |e: csv::Error| invalid(path, super::text::csv_message(&e));
             let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
             let col = |name: &str| header.iter().position(|h| h == name);
             let fen_col = col("fen").ok_or_else(|| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?;

@@ -111,6 +111,17 @@ pub fn line_error(line: u64, error: &io::Error) -> String {
     }
 }
 
+/// A CSV reader's error as one line: a line that is not UTF-8 (a binary
+/// file, most often) is named as that, where the csv crate speaks of
+/// records, fields and byte indices; a line too long names its line.
+pub fn csv_message(error: &csv::Error) -> String {
+    match error.kind() {
+        csv::ErrorKind::Utf8 { pos: Some(pos), .. } => format!("line {}: not text (UTF-8): not a CSV or TSV dataset", pos.line()),
+        csv::ErrorKind::Io(e) if e.get_ref().is_some_and(|inner| inner.is::<LineTooLong>()) => e.to_string(),
+        _ => error.to_string(),
+    }
+}
+
 /// Opens `path` for reading as a text dataset.
 pub fn open(path: &std::path::Path) -> io::Result<TextReader<std::fs::File>> {
     std::fs::File::open(path).map(TextReader::new)
