@@ -9,9 +9,10 @@ use super::extract::{ReadArgs, check_inputs, no_game_found, refuse_repeated_inpu
 use super::progress::ReadProgress;
 use super::tune::{SolverArg, TunerArgs, TunerOutputs, TunerSettings, run_tuner};
 use super::values::{at_least, at_least_usize, bounded, check_threads, non_negative, open_fraction, positive, whole};
-use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
+use crate::atomic::{AtomicFile, OutputKind, OutputPlan, is_stdout};
 use crate::dataset::load::{LoadOptions, load, load_positions};
 use crate::dataset::positions::Positions;
+use crate::dataset::stdin::{SpooledInput, spool_stdin};
 use crate::features::FeatureLayout;
 use crate::fit::{DrawMode, FitConfig, FitReport, Loss, RowMerger, SolverKind, fit};
 use crate::pgn::{InputSource, extract};
@@ -216,17 +217,26 @@ impl FitArgs {
         tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.len() > 64
     }
 
-    fn outputs(&self, quiet: bool) -> TunerOutputs<'_> {
-        TunerOutputs { json: self.json, weights_out: self.weights_out.as_ref(), trace: self.trace.as_ref(), quiet }
+    fn outputs<'a>(&'a self, tuner: &TunerArgs, quiet: bool) -> TunerOutputs<'a> {
+        TunerOutputs {
+            json: self.json,
+            weights_out: self.weights_out.as_ref(),
+            trace: self.trace.as_ref(),
+            quiet,
+            report_to_stderr: self.stdout_taken(tuner),
+        }
+    }
+
+    /// True when one of the files goes to standard output (`-`): the
+    /// report then goes to standard error.
+    fn stdout_taken(&self, tuner: &TunerArgs) -> bool {
+        [&self.weights_out, &self.trace, &tuner.emit_out].into_iter().flatten().any(|p| is_stdout(p))
     }
 
     /// Prints the report and writes the requested files.
-    fn finish(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
-        if self.json {
-            outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
-        } else {
-            out!("{}", self.text(report))?;
-        }
+    fn finish(&self, report: &FitReport, features: &[String], name: &str, tuner: &TunerArgs) -> Result<()> {
+        let text = if self.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { self.text(report) };
+        super::print_report(&text, self.stdout_taken(tuner))?;
         self.write_files(report, features, name)
     }
 }
@@ -234,7 +244,7 @@ impl FitArgs {
 /// Arguments of `pgntune fit`.
 #[derive(Debug, Args)]
 pub struct FitCommand {
-    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners.
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .svm, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners; - reads one from standard input (its format told from its first bytes).
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
 
@@ -265,6 +275,7 @@ pub struct FitCommand {
 /// line and why, then how many more.
 pub(super) fn warn_bad_lines(report: &crate::dataset::load::LoadReport) {
     for (file, problem) in &report.problems {
+        let file = crate::dataset::stdin::unspool(file);
         eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
     }
     if report.bad_lines > report.problems.len() as u64 {
@@ -272,8 +283,24 @@ pub(super) fn warn_bad_lines(report: &crate::dataset::load::LoadReport) {
     }
 }
 
+/// The datasets as given, with `-` (standard input, at most once) replaced
+/// by its copy in a temporary file (see [`crate::dataset::stdin`]), which
+/// lives as long as the returned guard.
+pub(super) fn spool_datasets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Option<SpooledInput>)> {
+    let dashes = paths.iter().filter(|p| is_stdout(p)).count();
+    if dashes > 1 {
+        bail!("-: standard input is named {dashes} times, and it can be read only once");
+    }
+    if dashes == 0 {
+        return Ok((paths.to_vec(), None));
+    }
+    let spooled = spool_stdin()?;
+    let paths = paths.iter().map(|p| if is_stdout(p) { spooled.path().to_path_buf() } else { p.clone() }).collect();
+    Ok((paths, Some(spooled)))
+}
+
 pub(super) fn run_fit(args: FitCommand) -> Result<()> {
-    let mut plan = OutputPlan::new(args.fit.force);
+    let mut plan = OutputPlan::new(args.fit.force).allow_stdout();
     for path in &args.datasets {
         if path.is_dir() {
             bail!("{}: is a directory, not a dataset", path.display());
@@ -286,17 +313,19 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     args.tuner.plan_outputs(&mut plan)?;
     check_threads("--threads", args.threads, Some(args.fit.force))?;
     let name = weights_name(args.fit.weights_out.as_deref(), &args.datasets[0]);
+    // Read only once the outputs are known to be fine: a pipe cannot be read twice.
+    let (datasets, _stdin) = spool_datasets(&args.datasets)?;
     // pgnlearn's .mat files hold the article's material rows: the dense fitter's.
-    let pgnlearn = args.datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
+    let pgnlearn = datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
     let epd_layout = FeatureLayout::parse(&args.epd_features).context("--epd-features")?;
     if !pgnlearn || args.tuner.asks_for_tuner() || args.fit.solver == SolverArg::Adam {
         let options = LoadOptions { epd_layout, strict: args.strict };
-        match load_positions(&args.datasets, &options) {
+        match load_positions(&datasets, &options) {
             Ok((positions, load_report)) => {
                 warn_bad_lines(&load_report);
                 if args.fit.wants_tuner(positions.layout(), &args.tuner) {
                     let settings = args.fit.tuner_settings(args.threads)?;
-                    run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(args.quiet), &name)?;
+                    run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(&args.tuner, args.quiet), &name)?;
                     return Ok(());
                 }
             }
@@ -306,7 +335,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
         }
     }
     let config = args.fit.fit_config()?;
-    let rows = load(&args.datasets, args.fit.needs_games())?;
+    let rows = load(&datasets, args.fit.needs_games())?;
     if rows.is_empty() {
         // Said with the files: the fit's own error cannot name them.
         let files: Vec<String> = args.datasets.iter().map(|p| p.display().to_string()).collect();
@@ -314,7 +343,7 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     }
     let features = args.fit.feature_sets(&rows.columns)?;
     let report = fit(&rows, &config)?;
-    args.fit.finish(&report, &features, &name)?;
+    args.fit.finish(&report, &features, &name, &args.tuner)?;
     emit_fitted(&report, &features, &name, &args.tuner)
 }
 
@@ -377,7 +406,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&sources)?;
     check_threads("--threads", args.read.threads, Some(args.fit.force))?;
-    let mut plan = OutputPlan::new(args.fit.force);
+    let mut plan = OutputPlan::new(args.fit.force).allow_stdout();
     for input in &inputs {
         plan.input(Path::new(input));
     }
@@ -405,7 +434,7 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
         no_game_found(&stats, &inputs)?;
         report(&stats, args.read.quiet);
         positions.shrink_to_fit();
-        run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(args.read.quiet), &name)?;
+        run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(&args.tuner, args.read.quiet), &name)?;
         return Ok(());
     }
     let fit_config = args.fit.fit_config()?;
@@ -425,6 +454,6 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     rows.game_count = Some(stats.games_used);
     let report = fit(&rows, &fit_config).context("fitting the extracted rows")?;
     let features: Vec<String> = extract_config.layout.sets().map(|s| s.name().to_string()).collect();
-    args.fit.finish(&report, &features, &name)?;
+    args.fit.finish(&report, &features, &name, &args.tuner)?;
     emit_fitted(&report, &features, &name, &args.tuner)
 }

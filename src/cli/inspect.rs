@@ -51,7 +51,7 @@ pub(super) fn run_features(args: FeaturesCommand) -> Result<()> {
 #[derive(Debug, Args)]
 #[command(after_help = "Compare weight files on held-out data: the lower the log-loss, the better the weights predict the games.")]
 pub struct EvaluateCommand {
-    /// Datasets (any format `extract` writes, or EPD) whose positions to evaluate.
+    /// Datasets (any format `extract` writes, or EPD) whose positions to evaluate; - reads one from standard input.
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
 
@@ -101,7 +101,8 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     let k = args.k.and_then(|choice| choice.0);
     let weights = Weights::resolve(&args.weights).context("--weights")?;
     let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: args.strict };
-    let (positions, report) = load_positions(&args.datasets, &options)?;
+    let (datasets, _stdin) = super::fit::spool_datasets(&args.datasets)?;
+    let (positions, report) = load_positions(&datasets, &options)?;
     super::fit::warn_bad_lines(&report);
     let columns = positions.layout().columns();
     let weight_layout = weights.layout()?;

@@ -27,7 +27,7 @@ pgntune label pos.epd --uci 'cmd=./myengine hash=32' --nodes 20000 --wdl -o out.
 A killed run resumes when started again with the same arguments: every position done is kept in a \
 journal beside the output (.NAME.label-journal), and the output appears only when all are done.")]
 pub struct LabelCommand {
-    /// A dataset with positions: EPD, or CSV/TSV/Parquet written by `extract --fen`.
+    /// A dataset with positions: EPD, or CSV/TSV/Parquet written by `extract --fen`; - reads it from standard input.
     #[arg(value_name = "DATASET")]
     pub dataset: PathBuf,
 

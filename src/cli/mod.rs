@@ -24,6 +24,13 @@ macro_rules! out {
     }};
 }
 
+/// Prints a command's report: on standard output, or on standard error
+/// when standard output takes one of the command's files (`-`), so that
+/// the file stays clean for the program reading it.
+pub(crate) fn print_report(text: &str, to_stderr: bool) -> io::Result<()> {
+    if to_stderr { io::stderr().lock().write_all(text.as_bytes()) } else { io::stdout().lock().write_all(text.as_bytes()) }
+}
+
 mod analyze;
 mod docs;
 mod engine;
@@ -175,6 +182,8 @@ pub fn run(cli: Cli) -> ExitCode {
                     message.push_str(&text);
                 }
             }
+            // A dataset read from `-` is named so, not by its copy in /tmp.
+            let message = crate::dataset::stdin::unspool(&message);
             let _ = writeln!(io::stderr(), "pgntune: error: {message}");
             ExitCode::from(2)
         }

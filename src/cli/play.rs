@@ -191,7 +191,7 @@ pub(super) fn run_play(args: PlayCommand) -> Result<()> {
     after_help = "An existing --out is replaced only with --force (a suite is plain EPD, like any opening book, so an existing one may be yours); '-' writes standard output."
 )]
 pub struct OpeningsCommand {
-    /// PGN files to take openings from.
+    /// PGN files (plain or compressed) to take openings from; - reads standard input.
     #[arg(required = true, value_name = "PGN")]
     pub inputs: Vec<PathBuf>,
     /// The position after this many plies of each game.

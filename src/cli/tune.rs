@@ -11,7 +11,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::values::{at_least, at_least_usize, positive, unit_interval};
-use crate::atomic::AtomicFile;
+use crate::atomic::{AtomicFile, is_stdout};
 use crate::dataset::positions::Positions;
 use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::sparse::columns::{frozen_columns, prior_for};
@@ -264,6 +264,8 @@ pub struct TunerOutputs<'a> {
     pub trace: Option<&'a PathBuf>,
     /// -q.
     pub quiet: bool,
+    /// A file goes to standard output (`-`): the report goes to standard error.
+    pub report_to_stderr: bool,
 }
 
 /// Says on standard error what looks wrong with the tuned weights (even
@@ -356,14 +358,11 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
             }
         }
     }
-    if outputs.json {
-        outln!("{}", serde_json::to_string_pretty(&report.to_json())?)?;
-    } else {
-        out!("{}", report.to_text())?;
-        if let Some(path) = outputs.weights_out {
-            outln!("\nEvery value: pgntune weights show {}", path.display())?;
-        }
+    let mut text = if outputs.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { report.to_text() };
+    if let Some(path) = outputs.weights_out.filter(|p| !outputs.json && !is_stdout(p)) {
+        text.push_str(&format!("\nEvery value: pgntune weights show {}\n", path.display()));
     }
+    super::print_report(&text, outputs.report_to_stderr)?;
     if let Some(pairs) = args.verify {
         prove_over_the_board(&report, &weights, pairs, args.verify_nodes, settings.threads, outputs.quiet)?;
     }

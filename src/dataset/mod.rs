@@ -18,6 +18,7 @@ mod octave;
 pub mod parquet;
 pub mod positions;
 pub mod score_table;
+pub mod stdin;
 pub mod svm;
 pub mod text;
 pub mod triplets;

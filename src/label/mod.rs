@@ -344,7 +344,10 @@ pub fn run(config: &LabelConfig, progress: &dyn LabelProgress) -> Result<LabelRe
         plan.input(file);
     }
     plan.output(&config.output, OutputKind::Dataset(format))?;
-    let dataset = read_positions(&config.dataset)?;
+    // `-` is standard input, copied to a file only now that the outputs
+    // are known to be fine (a pipe is read once).
+    let spooled = if crate::atomic::is_stdout(&config.dataset) { Some(crate::dataset::stdin::spool_stdin()?) } else { None };
+    let dataset = read_positions(spooled.as_ref().map_or(config.dataset.as_path(), |s| s.path()))?;
     let rows = &dataset.rows;
     if rows.is_empty() {
         return Err(LabelError::Config(format!("{}: no positions to label", config.dataset.display())));

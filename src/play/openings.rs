@@ -247,7 +247,9 @@ fn load_epd(path: &Path) -> Result<Vec<Opening>, OpeningError> {
 /// skipped, and named in the problems (building a suite from a collection).
 fn load_pgn(path: &Path, plies: Option<usize>, strict: bool) -> Result<(Vec<Opening>, Vec<Problem>), OpeningError> {
     let name = path.display().to_string();
-    let stream = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default())?;
+    // `-` is standard input (a suite built from a pipe of games).
+    let source = if crate::atomic::is_stdout(path) { InputSource::Stdin } else { InputSource::File(path.to_path_buf()) };
+    let stream = open(&source, &ByteCounters::default())?;
     let mut reader = pgn_reader::Reader::new(stream.reader);
     let mut visitor = RecordVisitor::new(0, &[]);
     let mut joiner = Joiner::default();
@@ -424,7 +426,7 @@ pub fn suite_from_games(inputs: &[&Path], plies: usize, mut check: Option<&mut B
 /// `pgntune openings`: an EPD suite from game collections.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SuiteConfig {
-    /// PGN files to take openings from.
+    /// PGN files to take openings from (`-`: standard input).
     pub inputs: Vec<PathBuf>,
     /// The position after this many plies of each game.
     pub plies: usize,
@@ -463,10 +465,16 @@ pub enum SuiteError {
     /// No game was long enough.
     #[error("no game had {0} plies to give an opening")]
     Empty(usize),
+    /// `-` named twice: standard input can be read once.
+    #[error("-: standard input is named more than once, and it can be read only once")]
+    StdinTwice,
 }
 
 /// Builds the suite and writes it (atomically).
 pub fn build_suite(config: &SuiteConfig) -> Result<SuiteReport, SuiteError> {
+    if config.inputs.iter().filter(|p| crate::atomic::is_stdout(p)).count() > 1 {
+        return Err(SuiteError::StdinTwice);
+    }
     let mut plan = crate::atomic::OutputPlan::new(config.force).allow_stdout();
     for input in &config.inputs {
         plan.input(input);

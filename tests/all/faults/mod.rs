@@ -8,6 +8,7 @@ mod answers;
 mod data_loss;
 mod fuzz;
 mod issue33_data;
+mod issue33_left;
 mod issue33_messages;
 mod options;
 mod round3_answers;
