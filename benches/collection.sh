@@ -38,7 +38,7 @@ fit_options=(--epd-features full --eval-weight 1 --lambda 1e-2 --holdout 0.1)
 for part in "${parts[@]}"; do case $part in
 positions)
     # shellcheck disable=SC2086
-    [ -e "$out/pos.epd" ] || "$bin" extract $games --features full --quiet qsearch --sample 1 --seed 7 -o "$out/pos.epd" ;;
+    [ -e "$out/pos.epd" ] || "$bin" extract $games --features full --positions qsearch --sample 1 --seed 7 -o "$out/pos.epd" ;;
 label)
     [ -e "$out/labelled.epd" ] || "$bin" label "$out/pos.epd" --uci "$stockfish" --depth "$depth" -j 2 -o "$out/labelled.epd" 2>&1 | tee "$out/label.txt" ;;
 fit)

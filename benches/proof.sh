@@ -35,7 +35,7 @@ fi
 out=${PROOF_OUT:-proof}
 mkdir -p "$out"
 data=("$out/games.pgn.zst" data/selfplay.pgn.zst)
-tune_options=(--quiet qsearch --eval-labels --eval-weight 0.5 --holdout 0.05 --lambda 1e-2)
+tune_options=(--positions qsearch --eval-labels --eval-weight 0.5 --holdout 0.05 --lambda 1e-2)
 sets=(material_tapered pst bishop_pair tempo pawns rooks mobility threats king_safety)
 stockfish=/usr/games/stockfish
 
@@ -75,7 +75,7 @@ ablation)
     # Every fit sees the same games and the same held-out games; the Elo
     # is the tuned full evaluation's against the one tuned without the set.
     # The held-out games' positions with the sets the weights have.
-    heldout() { [ -e "$out/heldout-$1.parquet" ] || "$bin" extract -q "$out/heldout-games.pgn.zst" --features "$2" --quiet qsearch -o "$out/heldout-$1.parquet"; }
+    heldout() { [ -e "$out/heldout-$1.parquet" ] || "$bin" extract -q "$out/heldout-games.pgn.zst" --features "$2" --positions qsearch -o "$out/heldout-$1.parquet"; }
     loss_of() { "$bin" evaluate "$out/heldout-$1.parquet" --weights "$2" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["log_loss"])'; }
     heldout full full
     full_loss=$(loss_of full "$out/tuned.toml")

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The whole-evaluation tuner's targets (issue 11), measured:
-#   1. `tune --features full --quiet qsearch` on the human collection
+#   1. `tune --features full --positions qsearch` on the human collection
 #      (64,688 games): wall time and peak memory (targets: 2 minutes on
 #      2 cores, 4 GB), and its held-out log-loss (10% of the games held
 #      out) against material-only fits on the same games and positions
 #      (target: at least 3% lower than the article's material);
 #   2. one full-batch gradient over 10 million positions of the full
 #      layout (target: 1 s on 2 cores), with the bytes it reads per second;
-#   3. extraction with the full layout and `--quiet plies`, MB/s per core
+#   3. extraction with the full layout and `--positions plies`, MB/s per core
 #      (target: 25 MB/s per core): into memory as `tune` stores the rows,
 #      the rows alone (EXTRACT_SINK=rows), on one and two threads
 #      (examples/extract_speed.rs, best of three runs), then to a sparse
@@ -33,17 +33,17 @@ field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eva
 
 for part in "${parts[@]}"; do case $part in
 tune)
-    /usr/bin/time -f '%e %M' -o "$out/time" "$bin" tune -q "${human[@]}" --features full --quiet qsearch --holdout 0.1 --json > "$out/full.json"
+    /usr/bin/time -f '%e %M' -o "$out/time" "$bin" tune -q "${human[@]}" --features full --positions qsearch --holdout 0.1 --json > "$out/full.json"
     read -r wall kb < "$out/time"
     # The same positions (the quiescence search of the default weights picks
     # them, whatever the layout) and the same held-out games, fitted with
     # material only: the article's five numbers, and tapered material.
     # (--prior flat routes the untapered material to the same tuner; its
     # default λ of 1e-6 makes the prior irrelevant.)
-    "$bin" tune -q "${human[@]}" --features material --quiet qsearch --holdout 0.1 --prior flat --json > "$out/material.json"
-    "$bin" tune -q "${human[@]}" --features material_tapered --quiet qsearch --holdout 0.1 --json > "$out/material_tapered.json"
+    "$bin" tune -q "${human[@]}" --features material --positions qsearch --holdout 0.1 --prior flat --json > "$out/material.json"
+    "$bin" tune -q "${human[@]}" --features material_tapered --positions qsearch --holdout 0.1 --json > "$out/material_tapered.json"
     full=$(field "$out/full.json" holdout_loss)
-    printf 'tune human/*.pgn --features full --quiet qsearch: %.1f s wall, %.2f GB peak memory (%s positions, %s iterations, stopped: %s)\n' \
+    printf 'tune human/*.pgn --features full --positions qsearch: %.1f s wall, %.2f GB peak memory (%s positions, %s iterations, stopped: %s)\n' \
         "$wall" "$(echo "$kb / 1048576" | bc -l)" "$(field "$out/full.json" train_positions+holdout_positions)" \
         "$(field "$out/full.json" iterations)" "$(field "$out/full.json" stopped)"
     for sets in material material_tapered; do
@@ -65,9 +65,9 @@ extract)
     bytes=$(cat "${human[@]}" | wc -c)
     for threads in 1 2; do
         t0=$(date +%s.%N)
-        "$bin" extract -q -j $threads "${human[@]}" --features full --quiet plies -o "$out/rows.parquet" --force
+        "$bin" extract -q -j $threads "${human[@]}" --features full --positions plies -o "$out/rows.parquet" --force
         s=$(echo "$(date +%s.%N) - $t0" | bc -l)
-        awk -v s="$s" -v b="$bytes" -v j=$threads 'BEGIN { printf "extract --features full --quiet plies -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core\n", j, s, b/1e6/s, b/1e6/s/j }'
+        awk -v s="$s" -v b="$bytes" -v j=$threads 'BEGIN { printf "extract --features full --positions plies -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core\n", j, s, b/1e6/s, b/1e6/s/j }'
     done
     baseline "machine speed after, bare parse and replay" ;;
 *) echo "unknown part '$part' (tune, gradient, extract)" >&2; exit 2 ;;

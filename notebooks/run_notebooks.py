@@ -93,7 +93,7 @@ def missing_data(data: Path) -> list[str]:
 
 
 def extract(pgntune: Path, inputs: list[Path], out: Path, *extra: str) -> None:
-    cmd = [str(pgntune), "extract", *map(str, inputs), "-o", str(out), "--tags", TAGS, "--silent", *extra]
+    cmd = [str(pgntune), "extract", *map(str, inputs), "-o", str(out), "--tags", TAGS, "--quiet", *extra]
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0 or not out.is_file():

@@ -26,6 +26,9 @@ pub struct CompletionsCommand {
     /// The shell.
     #[arg(value_enum)]
     pub shell: ShellArg,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 /// Arguments of `pgntune man`.
@@ -35,6 +38,9 @@ pub struct ManCommand {
     /// The page of one command (e.g. match, or weights show) instead of the main page.
     #[arg(value_name = "COMMAND")]
     pub command: Vec<String>,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 /// The completion script for `shell`.

@@ -41,6 +41,9 @@ impl WeightsArg {
 pub struct UciCommand {
     #[command(flatten)]
     pub weights: WeightsArg,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 pub(super) fn run_uci(args: UciCommand) -> Result<()> {
@@ -60,6 +63,9 @@ pub struct BenchCommand {
 
     #[command(flatten)]
     pub weights: WeightsArg,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 pub(super) fn run_bench_command(args: BenchCommand) -> Result<()> {
@@ -77,6 +83,9 @@ pub struct EvalCommand {
 
     #[command(flatten)]
     pub weights: WeightsArg,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 pub(super) fn run_eval(args: EvalCommand) -> Result<()> {
@@ -100,6 +109,9 @@ pub struct PerftCommand {
     /// Also print the count below each legal move ('e2e4: 20'), as engines' `go perft` does.
     #[arg(long)]
     pub divide: bool,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 impl PerftCommand {

@@ -31,10 +31,10 @@ pub struct ReadArgs {
     pub features: String,
 
     /// How positions are chosen [default: plies for layouts of material sets only, which keeps the 2015 article's numbers; qsearch otherwise].
-    #[arg(long = "quiet", value_enum, value_name = "MODE")]
+    #[arg(long = "positions", value_enum, value_name = "MODE")]
     pub quiet_mode: Option<QuietArg>,
 
-    /// The weights whose quiescence search --quiet qsearch follows (a file or a preset).
+    /// The weights whose quiescence search --positions qsearch follows (a file or a preset).
     #[arg(long, default_value = crate::presets::DEFAULT_ENGINE, value_name = "WEIGHTS")]
     pub qsearch_weights: String,
 
@@ -83,7 +83,7 @@ pub struct ReadArgs {
     pub threads: usize,
 
     /// Quiet: no progress bar and no summary line; warnings (such as illegal moves) and errors are still shown.
-    #[arg(long = "silent", short = 'q')]
+    #[arg(long = "quiet", short = 'q', alias = "silent")]
     pub quiet: bool,
 }
 
@@ -108,7 +108,7 @@ impl ReadArgs {
         let mode = self.quiet_mode.unwrap_or(if layout.depends_only_on_material() { QuietArg::Plies } else { QuietArg::Qsearch });
         // The default is the engine's; another, with plies, would be read and never used.
         if mode == QuietArg::Plies && self.qsearch_weights != crate::presets::DEFAULT_ENGINE {
-            bail!("--qsearch-weights is for --quiet qsearch; with --quiet plies no search is made (leave it out)");
+            bail!("--qsearch-weights is for --positions qsearch; with --positions plies no search is made (leave it out)");
         }
         if let Some(max) = self.max_plies
             && max <= self.skip_plies

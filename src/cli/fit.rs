@@ -267,7 +267,7 @@ pub struct FitCommand {
     pub threads: usize,
 
     /// Quiet: no progress bar and no notes; warnings and errors are still shown.
-    #[arg(long = "silent", short = 'q')]
+    #[arg(long = "quiet", short = 'q', alias = "silent")]
     pub quiet: bool,
 }
 

@@ -21,6 +21,9 @@ pub struct FeaturesCommand {
     /// Also list every column of these feature sets (comma separated, or `full`).
     #[arg(long, value_name = "SETS")]
     pub columns: Option<String>,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 pub(super) fn run_features(args: FeaturesCommand) -> Result<()> {
@@ -78,6 +81,9 @@ pub struct EvaluateCommand {
     /// Worker threads (default: one per core). The result does not depend on it.
     #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
     pub threads: usize,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 /// `--k` of `evaluate`: a number, or `auto` as `tune --k` takes it.
@@ -139,6 +145,9 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
 pub struct WeightsCommand {
     #[command(subcommand)]
     pub action: WeightsAction,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 /// What to do with a weights file.

@@ -82,7 +82,7 @@ pub struct LabelCommand {
     pub force: bool,
 
     /// No progress and no summary.
-    #[arg(long = "silent", short = 'q')]
+    #[arg(long = "quiet", short = 'q', alias = "silent")]
     pub quiet: bool,
 }
 

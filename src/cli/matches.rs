@@ -70,7 +70,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
     /// Quiet: no progress and no timing line on standard error; the report, warnings and errors are still shown.
-    #[arg(long = "silent", alias = "quiet", short = 'q')]
+    #[arg(long = "quiet", alias = "silent", short = 'q')]
     pub quiet: bool,
     /// When standard error is not a terminal: a status line every N games, every S seconds or M minutes (30s, 5m), or both (10,60s); 0: none.
     #[arg(long, value_name = "N|Ss|Mm", default_value = "10,60s")]
@@ -461,7 +461,7 @@ pub struct SelfplayCommand {
     #[arg(long, short = 'j', default_value_t = 0, value_name = "N", hide_default_value = true, allow_negative_numbers = true, value_parser = at_least_usize(0))]
     pub concurrency: usize,
     /// Quiet: no progress and no summary line (errors are still shown).
-    #[arg(long = "silent", alias = "quiet", short = 'q')]
+    #[arg(long = "quiet", alias = "silent", short = 'q')]
     pub quiet: bool,
     /// When standard error is not a terminal: a status line every N games, every S seconds or M minutes, or both; 0: none.
     #[arg(long, value_name = "N|Ss|Mm", default_value = "100,60s")]

@@ -118,7 +118,12 @@ pub fn command() -> clap::Command {
 /// other error, with exit code 2.
 pub fn parse() -> Result<Cli, ExitCode> {
     use clap::error::ErrorKind;
-    Cli::try_parse().map_err(|err| match err.kind() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(message) = old_position_flag(&args) {
+        let _ = writeln!(io::stderr(), "pgntune: error: {message}");
+        return Err(ExitCode::from(2));
+    }
+    Cli::try_parse_from(args).map_err(|err| match err.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = err.print();
             ExitCode::from(if err.use_stderr() { 2 } else { 0 })
@@ -127,6 +132,25 @@ pub fn parse() -> Result<Cli, ExitCode> {
             let _ = writeln!(io::stderr(), "pgntune: {}", one_line(&err.to_string()));
             ExitCode::from(2)
         }
+    })
+}
+
+/// The message for the position filter under its old name, `--quiet MODE`
+/// (now `--positions MODE`; `-q/--quiet` means less output, as in every
+/// other tool). Without it, `--quiet plies` would read `plies` as an input
+/// file and say that it does not exist.
+fn old_position_flag(args: &[std::ffi::OsString]) -> Option<String> {
+    const MODES: [&str; 2] = ["plies", "qsearch"];
+    let args: Vec<&str> = args.iter().map(|a| a.to_str().unwrap_or("")).collect();
+    // Arguments after `--` are values (the Spark job passes extract's own through).
+    let end = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    args[..end].iter().enumerate().find_map(|(i, arg)| {
+        let mode = match arg.strip_prefix("--quiet") {
+            Some(rest) => rest.strip_prefix('=').or_else(|| rest.is_empty().then(|| args.get(i + 1).copied().unwrap_or("")))?,
+            None => return None,
+        };
+        (MODES.contains(&mode) && !std::path::Path::new(mode).exists())
+            .then(|| format!("--quiet {mode}: the position filter is now --positions {mode} (-q/--quiet means less output, in every command)"))
     })
 }
 

@@ -151,6 +151,9 @@ pub struct PlayCommand {
     pub limits: LimitArgs,
     #[command(flatten)]
     pub rules: RuleArgs,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 impl PlayCommand {
@@ -210,7 +213,7 @@ pub struct OpeningsCommand {
     #[arg(long)]
     pub force: bool,
     /// Quiet: no summary line (errors are still shown).
-    #[arg(long = "silent", alias = "quiet", short = 'q')]
+    #[arg(long = "quiet", alias = "silent", short = 'q')]
     pub quiet: bool,
 }
 

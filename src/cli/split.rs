@@ -37,7 +37,7 @@ pub struct SplitCommand {
     #[arg(long)]
     pub force: bool,
     /// Quiet: no progress bar, no summary and no notes; warnings and errors are still shown.
-    #[arg(long = "silent", short = 'q')]
+    #[arg(long = "quiet", short = 'q', alias = "silent")]
     pub quiet: bool,
 }
 

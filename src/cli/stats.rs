@@ -36,6 +36,9 @@ pub struct StatsCommand {
     /// Print the statistics as one JSON object (keys below).
     #[arg(long)]
     pub json: bool,
+
+    #[command(flatten)]
+    pub quiet: super::values::Quiet,
 }
 
 impl StatsCommand {

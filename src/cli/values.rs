@@ -131,3 +131,13 @@ mod tests {
         assert!(check_threads("-j", 1, None).is_ok());
     }
 }
+
+/// `-q/--quiet` for the commands that print no notes on standard error
+/// (only their results, warnings and errors): accepted by every command,
+/// so that a script may pass it to any of them.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct Quiet {
+    /// Quiet: nothing on standard error but warnings and errors (this command prints no notes there anyway).
+    #[arg(long = "quiet", short = 'q', alias = "silent", global = true)]
+    pub quiet: bool,
+}

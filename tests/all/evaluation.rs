@@ -181,7 +181,7 @@ fn the_extracted_rows_are_the_engines_vectors() {
         pgntune()
             .arg("extract")
             .arg(bundled_sample())
-            .args(["--silent", "--features", "full", "--quiet", quiet, "--sample", "2", "--fen", "-o"])
+            .args(["--silent", "--features", "full", "--positions", quiet, "--sample", "2", "--fen", "-o"])
             .arg(&csv)
             .assert()
             .success();

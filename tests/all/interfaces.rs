@@ -364,3 +364,49 @@ fn analyze_json_is_one_object_with_the_documented_keys() {
     assert_eq!(only["games"], 2000);
     assert!(only["fit"].is_object() && only["note"].is_null() && only["z"].is_null(), "{only}");
 }
+
+/// Issue 35: `-q/--quiet` means less output in every command, as in cargo,
+/// git or ripgrep; the position filter is `--positions`, and its old
+/// spelling `--quiet MODE` is refused with a message naming the new flag.
+#[test]
+fn quiet_means_less_output_in_every_command_and_positions_picks_positions() {
+    use clap::CommandFactory;
+    let mut leaves = Vec::new();
+    let mut todo: Vec<(Vec<String>, clap::Command)> = vec![(Vec::new(), pgntune::cli::Cli::command())];
+    while let Some((path, command)) = todo.pop() {
+        let subcommands: Vec<clap::Command> = command.get_subcommands().filter(|c| c.get_name() != "help").cloned().collect();
+        if subcommands.is_empty() {
+            leaves.push(path);
+        } else {
+            todo.extend(subcommands.into_iter().map(|c| ([path.clone(), vec![c.get_name().to_string()]].concat(), c)));
+        }
+    }
+    assert!(leaves.len() > 20, "{leaves:?}");
+    for leaf in &leaves {
+        let help = stdout_of(pgntune().args(leaf).arg("--help"));
+        assert!(help.contains("-q, --quiet"), "pgntune {} has no -q/--quiet", leaf.join(" "));
+    }
+    // Silent in fact: extraction prints its summary, and nothing with -q,
+    // --quiet or the old --silent.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |extra: &[&str]| {
+        let output = pgntune().current_dir(d).arg("extract").arg(bundled_sample()).args(["-o", "rows.csv", "--force"]).args(extra).output().unwrap();
+        assert!(output.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stderr).unwrap()
+    };
+    assert!(!run(&[]).is_empty(), "without -q extraction reports what it read");
+    for quiet in ["-q", "--quiet", "--silent"] {
+        assert_eq!(run(&[quiet]), "", "{quiet}");
+    }
+    assert!(run(&["-q", "--positions", "qsearch", "--features", "material_tapered"]).is_empty());
+    // The old spelling: one line naming the new flag, exit 2.
+    for old in [&["--quiet", "plies"][..], &["--quiet=qsearch"]] {
+        let output = pgntune().current_dir(d).arg("extract").arg(bundled_sample()).args(["-o", "x.csv"]).args(old).output().unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{old:?}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("is now --positions"), "{stderr}");
+        assert!(!d.join("x.csv").exists());
+    }
+}

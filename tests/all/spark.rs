@@ -145,7 +145,7 @@ fn spark_fits_a_sparse_layout_like_the_whole_evaluation_tuner() {
         "--features",
         "pst",
         "--",
-        "--quiet",
+        "--positions",
         "plies",
         "--sample",
         "4",

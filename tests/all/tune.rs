@@ -57,7 +57,7 @@ fn tuning_the_whole_evaluation_is_deterministic() {
         pgntune_in(d)
             .arg("tune")
             .arg(bundled_sample())
-            .args(["-q", "--features", "full", "--quiet", "plies", "--sample", "20", "--iters", "30", "--holdout", "0.2"])
+            .args(["-q", "--features", "full", "--positions", "plies", "--sample", "20", "--iters", "30", "--holdout", "0.2"])
             .args(["-j", threads, "--weights-out"])
             .arg(format!("{threads}/tuned.toml"))
             .args(["--trace"])
@@ -81,7 +81,7 @@ fn tuning_the_whole_evaluation_is_deterministic() {
     pgntune_in(d)
         .arg("tune")
         .arg(bundled_sample())
-        .args(["-q", "--features", "full", "--quiet", "plies", "--sample", "5", "--iters", "2", "--plot", "2/figures"])
+        .args(["-q", "--features", "full", "--positions", "plies", "--sample", "5", "--iters", "2", "--plot", "2/figures"])
         .assert()
         .success();
     for folder in ["1/figures", "2/figures"] {

@@ -80,7 +80,7 @@ fn contradictory_or_empty_read_options_are_refused() {
         (&["--reset-on", "none,capture"][..], "'none' contradicts 'capture'"),
         (&["--tags", ""], "--tags names no tag"),
         (&["--skip-plies", "10", "--max-plies", "5"], "--max-plies 5 is not above --skip-plies 10"),
-        (&["--quiet", "plies", "--qsearch-weights", "classical"], "--qsearch-weights is for --quiet qsearch"),
+        (&["--positions", "plies", "--qsearch-weights", "classical"], "--qsearch-weights is for --positions qsearch"),
         (&["--features", "material,material"], "--features: 'material' is named twice"),
         (&["--features", "full,pst"], "--features: 'pst' is named twice"),
     ] {

@@ -27,9 +27,9 @@ fn d1_weights_read_through_options_are_inputs_no_output_may_replace() {
         let with = |args: &[&'static str]| -> Vec<&'static str> { args.iter().copied().chain(force.then_some("--force")).collect() };
         for args in [
             with(&["analyze", "t.pgn", "--scale", "sc.toml", "--weights-out", "sc.toml", "-q"]),
-            with(&["tune", "t.pgn", "--quiet", "qsearch", "--qsearch-weights", "sc.toml", "--weights-out", "sc.toml", "-q"]),
-            with(&["extract", "t.pgn", "--quiet", "qsearch", "--qsearch-weights", "sc.toml", "-o", "r.csv", "--score-table", "sc.toml", "-q"]),
-            with(&["extract", "t.pgn", "--quiet", "qsearch", "--qsearch-weights", "./sc.toml", "-o", "sc.toml", "--format", "csv", "-q"]),
+            with(&["tune", "t.pgn", "--positions", "qsearch", "--qsearch-weights", "sc.toml", "--weights-out", "sc.toml", "-q"]),
+            with(&["extract", "t.pgn", "--positions", "qsearch", "--qsearch-weights", "sc.toml", "-o", "r.csv", "--score-table", "sc.toml", "-q"]),
+            with(&["extract", "t.pgn", "--positions", "qsearch", "--qsearch-weights", "./sc.toml", "-o", "sc.toml", "--format", "csv", "-q"]),
             with(&["label", "e.epd", "--weights", "w.csv", "-o", "w.csv", "--depth", "1", "-q"]),
         ] {
             let message = fails_untouched(d, pgntune_in(d).args(&args), "is also the input");
