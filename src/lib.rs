@@ -46,7 +46,11 @@
 //!   enums derive `clap::ValueEnum` only when the feature is on, and
 //!   `default-features = false` builds the library without it.
 //!
+//! * [`fen`]: positions from FEN, as every reader reads them;
+//! * [`plural`]: counts in messages.
+//!
 //! The library never prints; the command-line layer does.
+
 
 pub mod analysis;
 pub mod atomic;
@@ -55,6 +59,7 @@ pub mod cli;
 pub mod dataset;
 pub mod engine;
 pub mod features;
+pub mod fen;
 pub mod fit;
 pub mod label;
 pub mod pgn;
