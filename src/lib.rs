@@ -44,8 +44,7 @@
 //!   definitions, help, completions and the man page), behind the `cli`
 //!   feature (on by default). The other modules do not depend on clap: their
 //!   enums derive `clap::ValueEnum` only when the feature is on, and
-//!   `default-features = false` builds the library without it.
-//!
+//!   `default-features = false` builds the library without it;
 //! * [`fen`]: positions from FEN, as every reader reads them;
 //! * [`plural`]: counts in messages.
 //!
