@@ -30,6 +30,10 @@
 //! rather than played with knights, bishops, rooks and queens worth
 //! nothing. Values must be finite, within ±[`MAX_CENTIPAWNS`] once
 //! scaled, and the material set's piece values positive.
+//!
+//! A name on the command line (a preset or a file) becomes weights through
+//! [`Weights::resolve`], written in [`crate::presets`], which stands on this
+//! module: the file format knows nothing of the presets built from it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -228,37 +232,6 @@ impl Weights {
     /// A built-in preset by name.
     pub fn preset(name: &str) -> Option<Weights> {
         PRESETS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)).map(|&(n, _, cp)| Weights::material(n, cp))
-    }
-
-    /// The file a weights spec names, or `None` for a preset: the file
-    /// that [`Weights::resolve`] reads, which no output may replace.
-    pub fn file(spec: &str) -> Option<&Path> {
-        let preset = Weights::preset(spec).is_some() || spec.eq_ignore_ascii_case(crate::presets::FULL);
-        (!preset).then_some(Path::new(spec)).filter(|path| spec.contains(['/', '.']) || path.exists())
-    }
-
-    /// A preset name or the path of a weights file.
-    pub fn resolve(spec: &str) -> Result<Weights, WeightsError> {
-        let preset = Weights::preset(spec).or_else(|| spec.eq_ignore_ascii_case(crate::presets::FULL).then(crate::presets::full));
-        if let Some(w) = preset {
-            // A file of a preset's name in the current folder: which one
-            // was meant cannot be told, and a guess is a silent wrong answer.
-            if Path::new(spec).exists() && !Path::new(spec).is_dir() {
-                return Err(WeightsError::Ambiguous { spec: spec.to_string() });
-            }
-            return Ok(w);
-        }
-        let path = Path::new(spec);
-        // Anything that looks like a file name is one: its I/O error says
-        // what is wrong (missing, unreadable, a directory).
-        let looks_like_a_file = spec.contains(['/', '.']) || path.exists();
-        if looks_like_a_file {
-            return Weights::load(path);
-        }
-        Err(WeightsError::NotFound {
-            spec: spec.to_string(),
-            presets: PRESETS.iter().map(|p| p.0).chain([crate::presets::FULL]).collect::<Vec<_>>().join(", "),
-        })
     }
 
     /// Reads a TOML or JSON weights file and checks it.

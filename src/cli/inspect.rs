@@ -11,7 +11,7 @@ use super::values::{at_least_usize, check_threads};
 use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
 use crate::dataset::load::{LoadOptions, load_positions};
 use crate::features::{FeatureLayout, FeatureSet};
-use crate::fit::sparse::evaluate;
+use crate::fit::sparse::{ScaleK, evaluate};
 use crate::tables::{Language, emit, show};
 use crate::weights::Weights;
 
@@ -63,8 +63,8 @@ pub struct EvaluateCommand {
     pub weights: String,
 
     /// Texel's K for the log-loss and the squared error, or auto: the best K for these weights on these positions [default: auto].
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = k_or_auto)]
-    pub k: Option<KChoice>,
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub k: Option<ScaleK>,
 
     /// The feature sets of positions read from EPD files.
     #[arg(long, default_value = "full", value_name = "SETS")]
@@ -86,25 +86,13 @@ pub struct EvaluateCommand {
     pub quiet: super::values::Quiet,
 }
 
-/// `--k` of `evaluate`: a number, or `auto` as `tune --k` takes it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KChoice(Option<f64>);
-
-fn k_or_auto(text: &str) -> Result<KChoice, String> {
-    let (min, max) = (crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K);
-    match text.trim() {
-        "auto" => Ok(KChoice(None)),
-        number => match number.parse::<f64>() {
-            Ok(k) if (min..=max).contains(&k) => Ok(KChoice(Some(k))),
-            _ => Err(format!("must be 'auto' or a number from {min} to {max}")),
-        },
-    }
-}
-
 pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     check_threads("--threads", args.threads, None)?;
     super::extract::refuse_repeated_inputs(args.datasets.iter().map(PathBuf::as_path), "rows")?;
-    let k = args.k.and_then(|choice| choice.0);
+    let k = match args.k {
+        Some(ScaleK::Fixed(k)) => Some(k),
+        Some(ScaleK::Auto) | None => None,
+    };
     let weights = Weights::resolve(&args.weights).context("--weights")?;
     let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: args.strict };
     let (datasets, _stdin) = super::fit::spool_datasets(&args.datasets)?;

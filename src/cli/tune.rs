@@ -160,13 +160,7 @@ impl TunerArgs {
 
     /// The tuner's configuration for `layout`.
     pub fn config(&self, layout: &FeatureLayout, settings: &TunerSettings) -> Result<TuneConfig> {
-        let k = match self.k.trim() {
-            "auto" => ScaleK::Auto,
-            text => match text.parse::<f64>() {
-                Ok(k) if (crate::fit::sparse::MIN_K..=crate::fit::sparse::MAX_K).contains(&k) => ScaleK::Fixed(k),
-                _ => bail!("--k must be 'auto' or a number from {} to {}, not '{text}'", crate::fit::sparse::MIN_K, crate::fit::sparse::MAX_K),
-            },
-        };
+        let k: ScaleK = self.k.parse().map_err(|e| anyhow::anyhow!("--k {e}, not '{}'", self.k.trim()))?;
         let label_k = match self.label_k.trim() {
             "auto" => LabelScale::Auto,
             "model" => LabelScale::Model,

@@ -25,7 +25,7 @@ use shakmaty::{Chess, Color, Position};
 use super::{DatasetError, GameResult, RowBatch, RowWriter, Schema};
 use crate::atomic::{AtomicFile, OutputError};
 use crate::features::{FeatureLayout, TermScratch};
-use crate::pgn::replay::position_from_fen;
+use crate::fen::position_from_fen;
 
 /// The opcodes the EPD standard defines (PGN standard, section 16.2).
 const STANDARD_OPCODES: &[&str] = &[

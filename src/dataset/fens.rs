@@ -12,7 +12,7 @@ use shakmaty::fen::Fen;
 
 use super::epd::parse_line;
 use super::{DatasetError, GameResult};
-use crate::pgn::replay::position_from_fen;
+use crate::fen::position_from_fen;
 
 /// One row with its position.
 #[derive(Clone, Debug, PartialEq)]

@@ -17,8 +17,8 @@ use std::fmt;
 
 use shakmaty::{Chess, Color, Position, Role};
 
-use super::pst_preset::pst_preset;
 use crate::features::{Context, FeatureLayout, FeatureSet, MAX_PHASE, TermColumns, UnknownFeatureSet};
+use crate::presets::pst_preset;
 use crate::weights::Weights;
 
 /// Fixed-point units per centipawn in the integer weights.
@@ -251,8 +251,8 @@ impl fmt::Display for Explanation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::pst_preset::pst_value;
     use crate::features::Pst;
+    use crate::presets::pst::pst_value;
     use shakmaty::{CastlingMode, EnPassantMode, FromSetup, Square, fen::Fen};
 
     fn pos(fen: &str) -> Chess {

@@ -7,8 +7,8 @@
 //! pruning, late-move reductions, killer and history ordering) only decides
 //! which positions to evaluate. Move generation and making are shakmaty's.
 //!
-//! * [`eval`]: the evaluator; [`pst_preset`](mod@pst_preset): built-in
-//!   piece-square tables;
+//! * [`eval`]: the evaluator (with the built-in piece-square tables of
+//!   [`crate::presets::pst`] when a weights file brings none);
 //! * [`search`]: the search itself; [`ordering`]: move ordering; [`see`]:
 //!   static exchange evaluation; [`tt`]: transposition table; [`pv`]:
 //!   principal variations; [`position`]: position plus hash, the one
@@ -38,7 +38,6 @@ pub mod ordering;
 pub mod params;
 pub mod perft;
 pub mod position;
-pub mod pst_preset;
 pub mod pv;
 pub mod search;
 pub mod see;
@@ -50,10 +49,10 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Move};
 
+pub use crate::presets::pst_preset;
 pub use clock::{Clock, GameClock, Limits};
 pub use eval::{Evaluator, EvaluatorError, Explanation, Term};
 pub use position::{HashedPosition, position_hash};
-pub use pst_preset::pst_preset;
 
 use ordering::{History, Killers, MoveBuffers};
 use params::{MATE, MATE_BOUND, MAX_DEPTH};

@@ -65,17 +65,7 @@ pub fn start_position(record: &GameRecord) -> Result<Chess, StartError> {
     pos.map_err(|e| StartError::Fen(e.to_string()))
 }
 
-/// A standard-chess position from a FEN. An en-passant square that is
-/// impossible in the position (common in the wild) is dropped rather than
-/// rejected; files with odd castling notation (X-FEN, Shredder-FEN) still
-/// hold standard chess, which Chess960 parsing reads.
-#[allow(clippy::result_large_err)] // shakmaty's error type, returned as is
-pub fn position_from_fen(fen: Fen) -> Result<Chess, PositionError<Chess>> {
-    fen.clone()
-        .into_position::<Chess>(CastlingMode::Standard)
-        .or_else(PositionError::ignore_invalid_ep_square)
-        .or_else(|_| fen.into_position::<Chess>(CastlingMode::Chess960).or_else(PositionError::ignore_invalid_ep_square))
-}
+pub use crate::fen::position_from_fen;
 
 /// Why a move of the main line could not be played.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -5,20 +5,17 @@
 use std::path::PathBuf;
 
 use rand::SeedableRng;
-use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use shakmaty::ByColor;
 
 use super::adjudication::Adjudication;
 use super::limits::{LimitError, MoveLimits};
-use super::openings::{BadOpening, BalanceCheck, MAX_RANDOM_PLIES, Opening, random_opening};
+use super::openings::{BadOpening, MAX_RANDOM_PLIES, Opening};
 use super::record::PgnHeader;
 use super::rules::DrawRules;
-use super::run::RunKind;
 use super::shard::ShardSpec;
 use super::spec::{EngineKind, EngineSpec, EngineSpecError};
-use super::tournament::MatchError;
 use crate::stats::SprtConfig;
 
 /// The most games a match may have (far more than any run plays; it keeps
@@ -95,6 +92,43 @@ mod sprt_text {
     }
 }
 
+/// What kind of run a state belongs to (a state is continued only by the
+/// command that started it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunKind {
+    /// `pgntune match`.
+    #[default]
+    Match,
+    /// `pgntune verify`.
+    Verify,
+    /// `pgntune selfplay`.
+    Selfplay,
+}
+
+impl std::fmt::Display for RunKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunKind::Match => "match",
+            RunKind::Verify => "verify",
+            RunKind::Selfplay => "selfplay",
+        })
+    }
+}
+
+/// Today's date in UTC, as PGN's `[Date]` writes it (`YYYY.MM.DD`).
+pub fn today() -> String {
+    // chrono's calendar on std's clock (chrono's own clock would need a
+    // feature that rebuilds polars for one call).
+    let seconds = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    date_of(i64::try_from(seconds).unwrap_or(0))
+}
+
+/// The UTC date of a Unix time, as `YYYY.MM.DD`.
+fn date_of(seconds: i64) -> String {
+    chrono::DateTime::from_timestamp(seconds, 0).map_or_else(|| "????.??.??".to_string(), |t| t.format("%Y.%m.%d").to_string())
+}
+
 /// Everything that decides a match's games.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchConfig {
@@ -168,7 +202,7 @@ impl MatchConfig {
         MatchConfig {
             kind,
             event: format!("pgntune {kind}"),
-            date: super::run::today(),
+            date: today(),
             engines,
             pairs,
             limits,
@@ -313,34 +347,6 @@ impl MatchConfig {
     pub fn identical_sides(&self) -> bool {
         self.kind == RunKind::Selfplay && self.vary_weights == Some(0.0)
     }
-
-    /// The opening of game `g`: both games of a pair share it, unless the
-    /// sides are identical ([`Self::identical_sides`]).
-    pub(super) fn opening(&self, g: u64, check: &mut Option<BalanceCheck>) -> Result<Opening, MatchError> {
-        let round = if self.identical_sides() { g } else { g / 2 / self.opponents().max(1) };
-        match &self.openings {
-            OpeningPlan::Suite { openings, shuffled, .. } => {
-                let n = openings.len() as u64;
-                let mut i = round % n;
-                if *shuffled {
-                    // A fresh permutation for each pass through the suite.
-                    let pass = round / n;
-                    let mut order: Vec<usize> = (0..openings.len()).collect();
-                    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-                    i = order[i as usize] as u64;
-                }
-                Ok(openings[i as usize].clone())
-            }
-            OpeningPlan::Random { plies, balance_cp } => {
-                if check.is_none()
-                    && let Some(cp) = balance_cp
-                {
-                    *check = Some(BalanceCheck::new(*cp, 3000));
-                }
-                random_opening(self.seed, round, *plies, check.as_mut()).ok_or(MatchError::NoRandomOpening { game: g, plies: *plies })
-            }
-        }
-    }
 }
 
 /// The weights engine `engine` plays pair `pair` with, when self-play
@@ -432,4 +438,17 @@ pub enum ConfigError {
     /// A sharded self-play run.
     #[error("self-play runs are not sharded")]
     ShardSelfplay,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_as_pgn_writes_them() {
+        assert_eq!(date_of(0), "1970.01.01");
+        assert_eq!(date_of(951_782_400), "2000.02.29");
+        assert_eq!(date_of(1_796_083_199), "2026.11.30");
+        assert_eq!(today().len(), 10);
+    }
 }

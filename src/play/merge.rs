@@ -21,9 +21,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::run::{MatchReport, RunError, RunFiles, RunKind, prepare_new};
+use super::config::{MatchConfig, RunKind, StopReason};
+use super::run::{MatchReport, RunError, RunFiles, prepare_new};
 use super::state::{MatchState, PgnOutput, StateError, fnv1a, game_texts};
-use super::tournament::{MatchConfig, MatchError, Timing, outcome_for_first};
+use super::tournament::{MatchError, Timing, outcome_for_first};
 use crate::atomic::{OutputKind, OutputPlan};
 use crate::dataset::GameResult;
 use crate::stats::GameOutcome;
@@ -173,7 +174,7 @@ pub fn merge_shards(config: &MergeConfig) -> Result<MergeReport, RunError> {
         state.decide_sprt();
     }
     if state.committed == state.cutoff && state.stopped.is_none() {
-        state.stopped = Some(super::config::StopReason::AllGamesPlayed);
+        state.stopped = Some(StopReason::AllGamesPlayed);
     }
     if let Some(path) = &files.state {
         state.save(path).map_err(MatchError::from)?;

@@ -30,17 +30,16 @@ pub mod tournament;
 pub mod uci_client;
 
 pub use adjudication::{Adjudication, DrawRule, ResignRule};
+pub use config::{ConfigError, MatchConfig, OpeningPlan, RunKind, StopReason};
 pub use game::{GameSetup, InProgress, MoveNote, PlayedGame, PlayedMove, play_game};
 pub use limits::{Clocks, MoveLimits, SideClock, TimeControl};
 pub use openings::{BalanceCheck, Opening, random_opening};
 pub use player::{BundledPlayer, MoveReply, MoveRequest, Player, PlayerError};
 pub use record::{PgnHeader, to_pgn};
 pub use rules::{DrawRules, GameEnd, Termination};
-pub use run::{
-    Execution, MatchReport, MatchStart, RunError, RunFiles, RunKind, VerifyConfig, VerifyOutcome, VerifyReport, VerifyStart, run_match, verify,
-};
+pub use run::{Execution, MatchReport, MatchStart, RunError, RunFiles, VerifyConfig, VerifyOutcome, VerifyReport, VerifyStart, run_match, verify};
 pub use selfplay::{SelfplayConfig, SelfplayReport, SelfplayStart, run_selfplay};
 pub use single::{PlayConfig, play_one};
 pub use spec::{EngineKind, EngineSpec, EngineSpecError};
 pub use state::MatchState;
-pub use tournament::{ConfigError, MatchConfig, MatchError, MatchProgress, OpeningPlan, StopReason, Timing, play_match};
+pub use tournament::{MatchError, MatchProgress, Timing, play_match};

@@ -2,10 +2,11 @@
 //! (`tune --verify`): a tuning run does not call itself a success before
 //! the board has said so.
 
+use super::config::{MatchConfig, RunKind};
 use super::limits::MoveLimits;
-use super::run::{Execution, RunError, RunFiles, RunKind, VerifyConfig, VerifyReport, VerifyStart, verify};
+use super::run::{Execution, RunError, RunFiles, VerifyConfig, VerifyReport, VerifyStart, verify};
 use super::spec::{DEFAULT_HASH_MB, EngineKind, EngineSpec};
-use super::tournament::{MatchConfig, MatchProgress};
+use super::tournament::MatchProgress;
 use crate::stats::SprtConfig;
 use crate::weights::Weights;
 

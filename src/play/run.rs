@@ -7,52 +7,16 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
+pub use super::config::{RunKind, today};
 use super::lock::{LockError, StateLock};
 use super::state::MatchState;
 use super::tournament::{MatchConfig, MatchError, MatchProgress, StopReason, Timing, play_match};
 use crate::atomic::{Destination, OutputKind, OutputPlan, PlanError};
 use crate::stats::json::{estimate_json, penta_json, sprt_json, wdl_json};
 use crate::stats::{EloEstimate, Penta, Report, Signed1, SprtConfig, SprtDecision, Wdl};
-
-/// What kind of run a state belongs to (a state is continued only by the
-/// command that started it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunKind {
-    /// `pgntune match`.
-    #[default]
-    Match,
-    /// `pgntune verify`.
-    Verify,
-    /// `pgntune selfplay`.
-    Selfplay,
-}
-
-impl fmt::Display for RunKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            RunKind::Match => "match",
-            RunKind::Verify => "verify",
-            RunKind::Selfplay => "selfplay",
-        })
-    }
-}
-
-/// Today's date in UTC, as PGN's `[Date]` writes it (`YYYY.MM.DD`).
-pub fn today() -> String {
-    // chrono's calendar on std's clock (chrono's own clock would need a
-    // feature that rebuilds polars for one call).
-    let seconds = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    date_of(i64::try_from(seconds).unwrap_or(0))
-}
-
-/// The UTC date of a Unix time, as `YYYY.MM.DD`.
-fn date_of(seconds: i64) -> String {
-    chrono::DateTime::from_timestamp(seconds, 0).map_or_else(|| "????.??.??".to_string(), |t| t.format("%Y.%m.%d").to_string())
-}
 
 /// Where a new run keeps its games and state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -9,9 +9,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::run::{Execution, PreparedFiles, RunError, RunKind, prepare_resume};
+use super::config::{MatchConfig, RunKind};
+use super::run::{Execution, PreparedFiles, RunError, prepare_resume};
 use super::state::MatchState;
-use super::tournament::{MatchConfig, MatchError, Timing, play_match};
+use super::tournament::{MatchError, Timing, play_match};
 use crate::atomic::{AtomicFile, Destination, OutputKind, OutputPlan, Registration, register};
 
 /// A new self-play run.

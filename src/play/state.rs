@@ -21,8 +21,8 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::config::{MatchConfig, StopReason};
 use super::game::InProgress;
-use super::tournament::{MatchConfig, StopReason};
 use crate::atomic::{AtomicFile, OutputError};
 use crate::stats::{GameOutcome, Penta, Wdl};
 

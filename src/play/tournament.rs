@@ -12,11 +12,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use shakmaty::{ByColor, Color};
 
 pub use super::config::{ConfigError, MAX_GAMES, MatchConfig, OpeningPlan, StopReason, varied_weights};
 use super::game::{GameAborted, GameSetup, InProgress, PlayedGame, play_game};
-use super::openings::{BadOpening, Opening};
+use super::openings::{BadOpening, BalanceCheck, Opening, random_opening};
 use super::player::{Player, PlayerError};
 use super::record::to_pgn;
 use super::rules::Termination;
@@ -220,6 +223,34 @@ fn play_one(
     }
 }
 
+/// The opening of game `g`: both games of a pair share it, unless the
+/// sides are identical ([`MatchConfig::identical_sides`]).
+fn opening_of(config: &MatchConfig, g: u64, check: &mut Option<BalanceCheck>) -> Result<Opening, MatchError> {
+    let round = if config.identical_sides() { g } else { g / 2 / config.opponents().max(1) };
+    match &config.openings {
+        OpeningPlan::Suite { openings, shuffled, .. } => {
+            let n = openings.len() as u64;
+            let mut i = round % n;
+            if *shuffled {
+                // A fresh permutation for each pass through the suite.
+                let pass = round / n;
+                let mut order: Vec<usize> = (0..openings.len()).collect();
+                order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(config.seed ^ pass.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+                i = order[i as usize] as u64;
+            }
+            Ok(openings[i as usize].clone())
+        }
+        OpeningPlan::Random { plies, balance_cp } => {
+            if check.is_none()
+                && let Some(cp) = balance_cp
+            {
+                *check = Some(BalanceCheck::new(*cp, 3000));
+            }
+            random_opening(config.seed, round, *plies, check.as_mut()).ok_or(MatchError::NoRandomOpening { game: g, plies: *plies })
+        }
+    }
+}
+
 /// Plays (or continues) the match in `state` on `threads` threads. The
 /// state is saved to `state_path` after every finished game. A `fresh`
 /// match starts its PGN file afresh; a resumed one checks that the file
@@ -285,7 +316,7 @@ pub fn play_match(
                     }
                     // `g` counts this run's games; `game` is its number in the whole match.
                     let game = config.game_at(g);
-                    let opening = match config.opening(game, &mut check) {
+                    let opening = match opening_of(config, game, &mut check) {
                         Ok(opening) => opening,
                         Err(e) => {
                             failed.store(true, Ordering::Relaxed);

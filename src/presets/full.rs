@@ -24,7 +24,7 @@ pub fn starting_values(set: FeatureSet) -> Vec<(f64, f64)> {
         // can run and a piece more decides; the rook gains on open boards.
         FeatureSet::MaterialTapered => vec![(90.0, 110.0), (310.0, 290.0), (320.0, 310.0), (470.0, 530.0), (920.0, 950.0)],
         FeatureSet::Pst => {
-            let pst = crate::engine::pst_preset();
+            let pst = super::pst::pst_preset();
             let terms = Pst::terms();
             terms.iter().map(|t| (pst.centipawns(&format!("mg_{t}")), pst.centipawns(&format!("eg_{t}")))).collect()
         }

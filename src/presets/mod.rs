@@ -6,14 +6,19 @@
 //!   are starting values, not tuned ones: what a tuning run starts from and
 //!   what tuned weights are measured against.
 //! * The material presets (`classical`, `kaissa`, ...) of [`crate::weights`].
-//! * The piece-square tables ([`crate::engine::pst_preset`]).
+//! * The piece-square tables ([`pst`]): what the engine knows about squares
+//!   when a weights file brings no `pst` weights.
 
 pub mod full;
+pub mod pst;
 
 pub use full::{full, starting_values};
+pub use pst::pst_preset;
 
 use crate::features::{FeatureLayout, FeatureSet};
-use crate::weights::{FORMAT, Weights};
+use std::path::Path;
+
+use crate::weights::{FORMAT, Weights, WeightsError};
 
 /// The name of the whole-evaluation preset.
 pub const FULL: &str = "full";
@@ -47,6 +52,43 @@ pub fn defaults_for(layout: &FeatureLayout) -> Weights {
 pub fn column_values(set: FeatureSet) -> Vec<f64> {
     let pairs = starting_values(set);
     if set.tapered() { pairs.iter().map(|p| p.0).chain(pairs.iter().map(|p| p.1)).collect() } else { pairs.iter().map(|p| p.0).collect() }
+}
+
+/// Weights by name: a preset (the material presets of
+/// [`crate::weights::PRESETS`] or [`FULL`]) or a weights file. These live
+/// here, above both [`crate::weights`] and the presets, so that the weights
+/// file format does not depend on the presets built from it.
+impl Weights {
+    /// The file a weights spec names, or `None` for a preset: the file
+    /// that [`Weights::resolve`] reads, which no output may replace.
+    pub fn file(spec: &str) -> Option<&Path> {
+        let preset = Weights::preset(spec).is_some() || spec.eq_ignore_ascii_case(FULL);
+        (!preset).then_some(Path::new(spec)).filter(|path| spec.contains(['/', '.']) || path.exists())
+    }
+
+    /// A preset name or the path of a weights file.
+    pub fn resolve(spec: &str) -> Result<Weights, WeightsError> {
+        let preset = Weights::preset(spec).or_else(|| spec.eq_ignore_ascii_case(FULL).then(full));
+        if let Some(w) = preset {
+            // A file of a preset's name in the current folder: which one
+            // was meant cannot be told, and a guess is a silent wrong answer.
+            if Path::new(spec).exists() && !Path::new(spec).is_dir() {
+                return Err(WeightsError::Ambiguous { spec: spec.to_string() });
+            }
+            return Ok(w);
+        }
+        let path = Path::new(spec);
+        // Anything that looks like a file name is one: its I/O error says
+        // what is wrong (missing, unreadable, a directory).
+        let looks_like_a_file = spec.contains(['/', '.']) || path.exists();
+        if looks_like_a_file {
+            return Weights::load(path);
+        }
+        Err(WeightsError::NotFound {
+            spec: spec.to_string(),
+            presets: crate::weights::PRESETS.iter().map(|p| p.0).chain([FULL]).collect::<Vec<_>>().join(", "),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod fit;
 mod imbalance;
 mod interfaces;
 mod label;
+mod layers;
 mod notebooks;
 mod play;
 mod proof;

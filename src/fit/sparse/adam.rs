@@ -18,8 +18,8 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::penalised::TuneProblem;
 use super::problem::Selection;
-use super::run::TuneProblem;
 
 /// The solver state argmin keeps.
 pub type AdamState = IterState<Array1<f64>, Array1<f64>, (), (), (), f64>;

@@ -20,6 +20,7 @@ pub mod adam;
 pub mod columns;
 pub mod constraints;
 pub mod information;
+mod penalised;
 pub mod plausible;
 pub mod problem;
 mod report;
@@ -34,25 +35,7 @@ use serde::Serialize;
 use crate::dataset::positions::{Positions, unpack};
 use constraints::Freedom;
 use problem::{Objective, Selection, SparseLoss};
-
-/// The largest `K` a fit or an evaluation takes. Texel's K is about 1 for
-/// centipawns (`P = 1/(1+10^(-K·cp/400))`); 10,000 already makes a one
-/// centipawn edge a near certainty, and beyond it the loss overflows.
-pub const MAX_K: f64 = 10_000.0;
-
-/// The smallest `K` a fit or an evaluation takes: at 0.0001 a position a
-/// queen and a rook up (1,400 cp) is scored 50.08%, every prediction a coin
-/// flip, and the gradient too small for a fit to move the weights at all.
-pub const MIN_K: f64 = 0.0001;
-
-/// How to choose `K`.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum ScaleK {
-    /// Fit it on the starting weights (Texel's method).
-    Auto,
-    /// Use this value.
-    Fixed(f64),
-}
+pub use scale::{BadScaleK, MAX_K, MIN_K, ScaleK};
 
 /// The scale of evaluation labels: how their centipawns become a win
 /// probability in the targets, `σ(c_label · eval)`. The default is the

@@ -1,19 +1,19 @@
-//! Running the optimisers on the tuning objective: the argmin problem
-//! (penalised mean loss, projected gradient), L-BFGS and Adam through one
-//! argmin executor, and the observers that report progress and keep the
-//! trace.
+//! Running the optimisers on the tuning objective (the argmin problem of
+//! [`super::penalised`]): L-BFGS and Adam through one argmin executor, and
+//! the observers that report progress and keep the trace.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use argmin::core::observers::{Observe, ObserverMode};
-use argmin::core::{CostFunction, Error, Executor, Gradient, IterState, KV, State, TerminationReason};
+use argmin::core::{Error, Executor, IterState, KV, State, TerminationReason};
 use argmin::solver::linesearch::{HagerZhangLineSearch, MoreThuenteLineSearch};
 use argmin::solver::quasinewton::LBFGS;
 use ndarray::Array1;
 
 use super::adam::Adam;
 use super::constraints::Freedom;
+use super::penalised::TuneProblem;
 use super::problem::{Objective, Selection};
 use super::{StopReason, TraceRow, TuneConfig, TuneError, TuneProgress, TuneSolver};
 
@@ -37,125 +37,6 @@ pub(super) struct Outcome {
     pub trace: Vec<TraceRow>,
 }
 
-/// Cost evaluations allowed within one L-BFGS iteration before the line
-/// search counts as stalled (see `fit::solve` for why argmin needs this).
-const EVALUATIONS_PER_ITERATION: u64 = 40;
-
-/// The argmin problem: penalised mean training loss over the free weights.
-#[derive(Clone)]
-pub(super) struct TuneProblem {
-    objective: Arc<Objective>,
-    train: Arc<Vec<bool>>,
-    freedom: Arc<Freedom>,
-    prior: Arc<Vec<f64>>,
-    /// `λ c²`: the penalty per squared centipawn.
-    penalty: f64,
-    /// The solver's parameters are `unit ⊙ w`. For L-BFGS, `unit_j` is the
-    /// square root of column `j`'s diagonal of the information at the start:
-    /// a rarely seen PST square and a piece value then have curvatures of
-    /// the same size, and L-BFGS needs a fraction of the iterations it
-    /// needs on centipawns (the problem's conditioning improves by orders
-    /// of magnitude). Adam works on centipawns (`unit = 1`), where its step
-    /// size is meant.
-    unit: Arc<Vec<f64>>,
-    /// The last (weights, cost, gradient): L-BFGS asks for the cost and the
-    /// gradient of the same point one after the other; one pass gives both.
-    cache: Arc<Mutex<Option<CostAndGradient>>>,
-    evaluations: Arc<AtomicU64>,
-    /// Passes over the training positions (cost and gradient together).
-    passes: Arc<AtomicU64>,
-}
-
-/// Weights with the cost and the gradient there.
-type CostAndGradient = (Vec<f64>, f64, Vec<f64>);
-
-impl TuneProblem {
-    fn penalty_of(&self, w: &[f64]) -> f64 {
-        let mut sum = 0.0;
-        for (j, (&w, &p)) in w.iter().zip(self.prior.iter()).enumerate() {
-            if self.freedom.free[j] {
-                sum += (w - p) * (w - p);
-            }
-        }
-        self.penalty * sum
-    }
-
-    /// Mean loss plus penalty, and its gradient in centipawns (not yet
-    /// projected), over `selection`.
-    fn raw(&self, w: &[f64], selection: Selection) -> (f64, Vec<f64>) {
-        let sums = self.objective.sums(selection, w, true);
-        let n = sums.count.max(1.0);
-        let mut g = self.objective.column_gradient(&sums, w.len());
-        for (j, g) in g.iter_mut().enumerate() {
-            *g = *g / n + 2.0 * self.penalty * (w[j] - self.prior[j]);
-        }
-        (sums.loss / n + self.penalty_of(w), g)
-    }
-
-    /// Mean loss plus penalty, and its gradient in centipawns projected onto
-    /// the tuner's freedom, over `selection` (Adam's mini-batches).
-    pub fn evaluate(&self, w: &[f64], selection: Selection) -> (f64, Vec<f64>) {
-        let (cost, mut g) = self.raw(w, selection);
-        self.freedom.project(&mut g);
-        (cost, g)
-    }
-
-    /// Cost and gradient over the training positions at solver parameters `param`.
-    fn full(&self, param: &[f64]) -> (f64, Vec<f64>) {
-        let mut cache = self.cache.lock().expect("cache lock");
-        if let Some((cw, cost, g)) = cache.as_ref()
-            && cw.as_slice() == param
-        {
-            return (*cost, g.clone());
-        }
-        let w = self.weights_of(param);
-        self.passes.fetch_add(1, Ordering::Relaxed);
-        let (cost, mut g) = self.raw(&w, Selection::Mask(&self.train));
-        // The chain rule, then the projection in the solver's own scale (a
-        // held sum Σ w_j = Σ p_j / unit_j is a weighted sum of parameters).
-        for (v, u) in g.iter_mut().zip(self.unit.iter()) {
-            *v /= u;
-        }
-        self.freedom.project_scaled(&mut g, &self.unit);
-        *cache = Some((param.to_vec(), cost, g.clone()));
-        (cost, g)
-    }
-
-    /// Solver parameters to centipawns.
-    pub fn weights_of(&self, param: &[f64]) -> Vec<f64> {
-        param.iter().zip(self.unit.iter()).map(|(p, u)| p / u).collect()
-    }
-
-    pub fn freedom(&self) -> &Freedom {
-        &self.freedom
-    }
-
-    pub fn train(&self) -> &[bool] {
-        &self.train
-    }
-}
-
-impl CostFunction for TuneProblem {
-    type Param = Array1<f64>;
-    type Output = f64;
-
-    fn cost(&self, w: &Array1<f64>) -> Result<f64, Error> {
-        if self.evaluations.fetch_add(1, Ordering::Relaxed) >= EVALUATIONS_PER_ITERATION {
-            return Err(argmin::core::ArgminError::ConditionViolated { text: "no further progress within double precision".into() }.into());
-        }
-        Ok(self.full(w.as_slice().expect("contiguous")).0)
-    }
-}
-
-impl Gradient for TuneProblem {
-    type Param = Array1<f64>;
-    type Gradient = Array1<f64>;
-
-    fn gradient(&self, w: &Array1<f64>) -> Result<Array1<f64>, Error> {
-        Ok(Array1::from(self.full(w.as_slice().expect("contiguous")).1))
-    }
-}
-
 /// Reports every iteration: progress callback, trace row, budget reset.
 #[derive(Clone)]
 struct Reporter {
@@ -173,7 +54,7 @@ impl Reporter {
     fn record(&self, iteration: u64, param: &[f64], objective: f64) {
         let w = &self.problem.weights_of(param);
         let holdout_loss = self.test.as_ref().map(|t| {
-            let s = self.problem.objective.sums(Selection::Mask(t), w, false);
+            let s = self.problem.objective().sums(Selection::Mask(t), w, false);
             s.loss / s.count.max(1.0)
         });
         // The state's cost is the penalised training loss at w.
@@ -240,17 +121,8 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         TuneSolver::Adam { .. } => vec![1.0; config.start.len()],
     };
     let unit = Arc::new(unit);
-    let problem = TuneProblem {
-        objective: setup.objective.clone(),
-        train: setup.train.clone(),
-        freedom: setup.freedom.clone(),
-        prior: setup.prior.clone(),
-        penalty: setup.lambda * c * c,
-        unit: unit.clone(),
-        cache: Arc::new(Mutex::new(None)),
-        evaluations: evaluations.clone(),
-        passes: Arc::new(AtomicU64::new(0)),
-    };
+    let problem =
+        TuneProblem::new(&setup.objective, &setup.train, &setup.freedom, &setup.prior, setup.lambda * c * c, unit.clone(), evaluations.clone());
     let trace = Arc::new(Mutex::new(Vec::new()));
     let limit = match config.solver {
         TuneSolver::Lbfgs => config.max_iters,
@@ -310,7 +182,7 @@ pub(super) fn minimise(setup: &Setup, config: &TuneConfig) -> Result<Outcome, Tu
         _ => StopReason::NoProgress,
     };
     let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
-    let passes = problem.passes.load(Ordering::Relaxed);
+    let passes = problem.passes();
     Ok(Outcome { weights: problem.weights_of(weights.as_slice().expect("contiguous")), iterations, passes, stopped, trace })
 }
 

@@ -6,12 +6,53 @@
 //! weights only the product `c·w` matters, but a prior in centipawns, an
 //! evaluation label in centipawns and the reported values all need `K`.
 
+use std::str::FromStr;
+
 use argmin::core::{CostFunction, Error, Executor};
 use argmin::solver::brent::BrentOpt;
 
 use super::problem::SparseLoss;
-use super::{MAX_K, MIN_K};
 use crate::fit::model::{sigmoid, softplus};
+
+/// The largest `K` a fit or an evaluation takes. Texel's K is about 1 for
+/// centipawns (`P = 1/(1+10^(-K·cp/400))`); 10,000 already makes a one
+/// centipawn edge a near certainty, and beyond it the loss overflows.
+pub const MAX_K: f64 = 10_000.0;
+
+/// The smallest `K` a fit or an evaluation takes: at 0.0001 a position a
+/// queen and a rook up (1,400 cp) is scored 50.08%, every prediction a coin
+/// flip, and the gradient too small for a fit to move the weights at all.
+pub const MIN_K: f64 = 0.0001;
+
+/// How to choose `K`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ScaleK {
+    /// Fit it on the starting weights (Texel's method).
+    Auto,
+    /// Use this value.
+    Fixed(f64),
+}
+
+/// A `K` that is neither `auto` nor a number from [`MIN_K`] to [`MAX_K`].
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("must be 'auto' or a number from {} to {}", MIN_K, MAX_K)]
+pub struct BadScaleK;
+
+/// `auto`, or a number from [`MIN_K`] to [`MAX_K`], as `--k` takes it
+/// (surrounding spaces are ignored).
+impl FromStr for ScaleK {
+    type Err = BadScaleK;
+
+    fn from_str(text: &str) -> Result<ScaleK, BadScaleK> {
+        match text.trim() {
+            "auto" => Ok(ScaleK::Auto),
+            number => match number.parse::<f64>() {
+                Ok(k) if (MIN_K..=MAX_K).contains(&k) => Ok(ScaleK::Fixed(k)),
+                _ => Err(BadScaleK),
+            },
+        }
+    }
+}
 
 /// `c` for a given `K`.
 pub fn c_of_k(k: f64) -> f64 {
@@ -155,6 +196,16 @@ pub fn target(score: f32, eval: f32, eval_weight: f64, c: f64) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn k_from_text() {
+        assert_eq!(" auto ".parse::<ScaleK>(), Ok(ScaleK::Auto));
+        assert_eq!("1.5".parse::<ScaleK>(), Ok(ScaleK::Fixed(1.5)));
+        for bad in ["-1", "0", "10001", "NaN", "fixed", ""] {
+            assert_eq!(bad.parse::<ScaleK>(), Err(BadScaleK), "{bad}");
+        }
+        assert_eq!(BadScaleK.to_string(), "must be 'auto' or a number from 0.0001 to 10000");
+    }
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 

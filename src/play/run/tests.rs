@@ -21,14 +21,6 @@ fn presets(a: &str, b: &str) -> Vec<EngineSpec> {
 }
 
 #[test]
-fn dates_as_pgn_writes_them() {
-    assert_eq!(date_of(0), "1970.01.01");
-    assert_eq!(date_of(951_782_400), "2000.02.29");
-    assert_eq!(date_of(1_796_083_199), "2026.11.30");
-    assert_eq!(today().len(), 10);
-}
-
-#[test]
 fn a_match_configured_in_code() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("m.pgn");
