@@ -213,7 +213,7 @@ impl FitArgs {
     /// Whether the whole-evaluation tuner fits `layout` (the article's
     /// dense fitter keeps untapered layouts of up to 64 columns).
     fn wants_tuner(&self, layout: &FeatureLayout, tuner: &TunerArgs) -> bool {
-        tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.len() > 64
+        tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.is_custom() || layout.len() > 64
     }
 
     fn outputs(&self, quiet: bool) -> TunerOutputs<'_> {

@@ -20,6 +20,7 @@ pub mod positions;
 pub mod score_table;
 pub mod svm;
 pub mod text;
+pub mod trace;
 pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};
