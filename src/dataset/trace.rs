@@ -27,6 +27,10 @@
 //!   pulls toward them. Names are unique, without spaces, `:` or `#`; a
 //!   tapered term `x` has the weight columns `mg_x` and `eg_x`, an untapered
 //!   one the column `x` (names for `--freeze`, reports and weights files).
+//! * Optional `# hold NAME COLUMN COLUMN ...` lines (after the terms): the
+//!   tuner keeps the sum of these columns at its start. For a level the
+//!   data cannot identify, such as a piece-square table's mean beside the
+//!   piece's value (otherwise `--lambda` settles it).
 //! * Other lines starting with `#` are comments; blank lines are skipped.
 //! * A row is a position: `RESULT PHASE [eval=CP] [game=ID] INDEX:COEF ...`
 //!   - `RESULT`: white's score in the game, `1`, `0.5` or `0`;
@@ -132,6 +136,7 @@ pub fn read_trace(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -
     let file = super::text::open(path).map_err(|source| DatasetError::Io { path: path.display().to_string(), source })?;
     let reader = std::io::BufReader::with_capacity(1 << 16, file);
     let mut declared: Vec<CustomTerm> = Vec::new();
+    let mut holds: Vec<(usize, String)> = Vec::new();
     let mut layout: Option<FeatureLayout> = None;
     let mut batch = RowBatch::default();
     let mut terms = Vec::new();
@@ -148,10 +153,15 @@ pub fn read_trace(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -
         }
         if let Some(comment) = line.strip_prefix('#') {
             if let Some(rest) = comment.trim_start().strip_prefix("term ") {
-                if layout.is_some() {
-                    return Err(at("a '# term' line after the first row (the header comes first)".into()));
+                if layout.is_some() || !holds.is_empty() {
+                    return Err(at("a '# term' line after the first row or '# hold' line (the terms come first)".into()));
                 }
                 declared.push(parse_term(rest).map_err(&at)?);
+            } else if let Some(rest) = comment.trim_start().strip_prefix("hold ") {
+                if layout.is_some() {
+                    return Err(at("a '# hold' line after the first row (the header comes first)".into()));
+                }
+                holds.push((n + 1, rest.to_string()));
             }
             continue;
         }
@@ -162,7 +172,8 @@ pub fn read_trace(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -
             if declared.is_empty() {
                 return Err(at("a row before any '# term' line (the header declares the terms)".into()));
             }
-            let custom = CustomTerms::new(std::mem::take(&mut declared)).map_err(|e| at(e.to_string()))?;
+            let custom =
+                terms_of(std::mem::take(&mut declared), &holds).map_err(|(line, e)| invalid(format!("line {}: {e}", line.unwrap_or(n + 1))))?;
             layout = Some(FeatureLayout::custom(custom));
         }
         let l = layout.as_ref().expect("set above");
@@ -183,16 +194,33 @@ pub fn read_trace(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -
     let layout = match layout {
         Some(l) => l,
         // A header without rows: its terms, no positions.
-        None => FeatureLayout::custom(CustomTerms::new(declared).map_err(|e| invalid(e.to_string()))?),
+        None => FeatureLayout::custom(terms_of(declared, &holds).map_err(|(line, e)| match line {
+            Some(line) => invalid(format!("line {line}: {e}")),
+            None => invalid(e),
+        })?),
     };
     // Also when empty: the consumer learns the layout.
     sink(&layout, &batch)?;
     Ok(())
 }
 
+/// The declared terms with their held sums (`# hold NAME COLUMN...`);
+/// an error with the line of the `# hold` it is about.
+fn terms_of(declared: Vec<CustomTerm>, holds: &[(usize, String)]) -> Result<CustomTerms, (Option<usize>, String)> {
+    let mut terms = CustomTerms::new(declared).map_err(|e| (None, e.to_string()))?;
+    for (line, text) in holds {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let Some((name, columns)) = words.split_first().filter(|(_, c)| c.len() >= 2) else {
+            return Err((Some(*line), "'# hold' needs a name and at least two columns".into()));
+        };
+        terms.hold(name, columns).map_err(|e| (Some(*line), e.to_string()))?;
+    }
+    Ok(terms)
+}
+
 /// The `# term` lines of a trace of `layout` with current values `start`
 /// (per column).
-pub fn header_of(layout: &FeatureLayout, start: &[f64]) -> String {
+pub fn header_of(layout: &FeatureLayout, start: &[f64], held: &[(String, Vec<usize>)]) -> String {
     let mut out = format!("{HEADER}\n");
     for (t, name) in layout.term_names().iter().enumerate() {
         match layout.term_columns(t) {
@@ -200,16 +228,23 @@ pub fn header_of(layout: &FeatureLayout, start: &[f64]) -> String {
             TermColumns::Tapered { mg, eg } => out.push_str(&format!("# term {name} {TAPERED} {} {}\n", start[mg], start[eg])),
         }
     }
+    let columns = layout.columns();
+    for (name, held) in held {
+        let name: String = name.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
+        let names: Vec<&str> = held.iter().map(|&c| columns[c].as_str()).collect();
+        out.push_str(&format!("# hold {name} {}\n", names.join(" ")));
+    }
     out
 }
 
 /// Writes `positions` as a trace with the current values `start` (per
-/// column of their layout): any layout, pgntune's own too, whose terms
-/// then tune as an engine's own.
-pub fn write_trace(positions: &Positions, start: &[f64], path: &Path) -> Result<(), DatasetError> {
+/// column of their layout) and the sums `held` (name, columns of their
+/// layout): any layout, pgntune's own too, whose terms then tune as an
+/// engine's own.
+pub fn write_trace(positions: &Positions, start: &[f64], held: &[(String, Vec<usize>)], path: &Path) -> Result<(), DatasetError> {
     let mut file = AtomicFile::create(path)?;
     let io = |e| DatasetError::from(OutputError::new(path, e));
-    file.write_all(header_of(positions.layout(), start).as_bytes()).map_err(io)?;
+    file.write_all(header_of(positions.layout(), start, held).as_bytes()).map_err(io)?;
     let mut line = String::new();
     for i in 0..positions.len() {
         line.clear();
@@ -298,13 +333,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.trace");
         let start: Vec<f64> = (0..layout.len()).map(|j| j as f64 * 10.0).collect();
-        write_trace(&p, &start, &path).unwrap();
+        write_trace(&p, &start, &[("the queen".into(), vec![4, 9])], &path).unwrap();
         let (back, b) = read(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back.term_names(), layout.term_names());
+        assert_eq!(back.custom_terms().unwrap().held(), [("the_queen".to_string(), vec![8, 9])]);
         assert_eq!(b.row_terms(0), p.terms(0));
         assert_eq!(b.row_terms(1), p.terms(1));
         assert_eq!((b.phases.as_slice(), b.games.as_slice()), ([17, 2].as_slice(), [4, 9].as_slice()));
         assert_eq!(b.evals[0], 12.5);
+        let err = read("# pgntune trace\n# term a single 1\n# term b single 1\n# hold x a c\n1 0\n").unwrap_err();
+        assert!(err.contains("line 4: 'c' is no column of the terms"), "{err}");
         assert!(b.evals[1].is_nan());
     }
 }

@@ -28,6 +28,9 @@ pub struct CustomTerms {
     columns: Vec<String>,
     /// The current value of every column, in centipawns: the start and the prior.
     start: Vec<f64>,
+    /// Sums of columns the tuner holds at their start (a level the
+    /// engine's other terms already carry): name and columns.
+    held: Vec<(String, Vec<usize>)>,
 }
 
 // The values are finite (readers refuse others), so equality is one.
@@ -62,6 +65,12 @@ pub enum CustomTermsError {
     /// More terms than training positions can index.
     #[error("{0} terms; at most {max} are supported", max = crate::dataset::positions::MAX_PACKED_TERMS)]
     TooMany(usize),
+    /// A held sum names a column no term has.
+    #[error("'{0}' is no column of the terms (a tapered term 'x' has the columns mg_x and eg_x)")]
+    UnknownColumn(String),
+    /// A column in two held sums, or twice in one.
+    #[error("column '{0}' is held twice")]
+    HeldTwice(String),
     /// A mark other than `tapered` or `single`.
     #[error("term '{name}': '{mark}' is not '{TAPERED}' or '{SINGLE}'")]
     BadMark {
@@ -102,7 +111,7 @@ impl CustomTerms {
             names.push(term.name);
             tapered.push(term.tapered);
         }
-        Ok(CustomTerms { names, tapered, columns, start })
+        Ok(CustomTerms { names, tapered, columns, start, held: Vec::new() })
     }
 
     /// The terms parsed from declarations `name tapered` / `name single`
@@ -128,6 +137,25 @@ impl CustomTerms {
     /// Column names, in order.
     pub fn columns(&self) -> &[String] {
         &self.columns
+    }
+
+    /// Holds the sum of the columns `names` at its start, as `name`.
+    pub fn hold(&mut self, name: &str, names: &[&str]) -> Result<(), CustomTermsError> {
+        let mut columns = Vec::new();
+        for n in names {
+            let c = self.columns.iter().position(|c| c == n).ok_or_else(|| CustomTermsError::UnknownColumn(n.to_string()))?;
+            if columns.contains(&c) || self.held.iter().any(|(_, h)| h.contains(&c)) {
+                return Err(CustomTermsError::HeldTwice(n.to_string()));
+            }
+            columns.push(c);
+        }
+        self.held.push((name.to_string(), columns));
+        Ok(())
+    }
+
+    /// The held sums: name and columns.
+    pub fn held(&self) -> &[(String, Vec<usize>)] {
+        &self.held
     }
 
     /// Term names, in order.

@@ -23,4 +23,5 @@ mod play;
 mod proof;
 mod scale;
 mod spark;
+mod trace;
 mod tune;
