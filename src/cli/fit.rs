@@ -234,7 +234,7 @@ impl FitArgs {
 /// Arguments of `pgntune fit`.
 #[derive(Debug, Args)]
 pub struct FitCommand {
-    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners.
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .epd, Octave text), pgnlearn's own .mat files, EPD files of other tuners, or traces of your own engine's terms (README: "Tuning your own engine").
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
 
