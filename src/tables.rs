@@ -128,8 +128,11 @@ fn array_name(set: FeatureSet) -> String {
     set.name().to_ascii_uppercase()
 }
 
-/// An engine's own terms: name, tapered, (middlegame, endgame) or (value, value).
-fn custom_values(weights: &Weights) -> Result<Option<Vec<(String, bool, f64, f64)>>, UnknownFeatureSet> {
+/// A term of an engine's own: name, tapered, (middlegame, endgame) or (value, value).
+type CustomValue = (String, bool, f64, f64);
+
+/// An engine's own terms with their values, when the weights are of such terms.
+fn custom_values(weights: &Weights) -> Result<Option<Vec<CustomValue>>, UnknownFeatureSet> {
     let layout = weights.layout()?;
     let Some(terms) = layout.custom_terms() else { return Ok(None) };
     Ok(Some(
@@ -166,7 +169,7 @@ fn identifier(name: &str, taken: &mut std::collections::HashSet<String>) -> Stri
 
 /// An engine's own terms as source code: one constant per term, named
 /// after it (a `(middlegame, endgame)` pair when tapered).
-fn emit_custom(weights: &Weights, terms: &[(String, bool, f64, f64)], language: Language) -> String {
+fn emit_custom(weights: &Weights, terms: &[CustomValue], language: Language) -> String {
     let round = |v: f64| v.round() as i64;
     let mut out = String::new();
     if language == Language::Json {
