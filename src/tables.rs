@@ -82,6 +82,19 @@ fn board(out: &mut String, title: &str, values: &[f64]) {
 /// values).
 pub fn show(weights: &Weights) -> Result<String, UnknownFeatureSet> {
     let mut out = String::new();
+    if let Some(terms) = custom_values(weights)? {
+        let _ = writeln!(out, "{}: an engine's own terms, tuned on a trace (centipawns)\n", weights.name);
+        let width = terms.iter().map(|t| t.0.len()).max().unwrap_or(4).max(4);
+        let _ = writeln!(out, "  {:<width$} {:>8} {:>8}", "term", "mg", "eg");
+        for (name, tapered, mg, eg) in &terms {
+            if *tapered {
+                let _ = writeln!(out, "  {name:<width$} {mg:>8.1} {eg:>8.1}");
+            } else {
+                let _ = writeln!(out, "  {name:<width$} {mg:>8.1}");
+            }
+        }
+        return Ok(out);
+    }
     let _ = writeln!(out, "{}: {} (centipawns)", weights.name, weights.features.join(", "));
     for sv in values_of(weights)? {
         let _ = writeln!(out, "\n[{}] {}", sv.set.name(), sv.set.meaning());
@@ -115,8 +128,83 @@ fn array_name(set: FeatureSet) -> String {
     set.name().to_ascii_uppercase()
 }
 
+/// A term of an engine's own: name, tapered, (middlegame, endgame) or (value, value).
+type CustomValue = (String, bool, f64, f64);
+
+/// An engine's own terms with their values, when the weights are of such terms.
+fn custom_values(weights: &Weights) -> Result<Option<Vec<CustomValue>>, UnknownFeatureSet> {
+    let layout = weights.layout()?;
+    let Some(terms) = layout.custom_terms() else { return Ok(None) };
+    Ok(Some(
+        terms
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| {
+                if terms.tapered(t) {
+                    (name.clone(), true, weights.centipawns(&format!("mg_{name}")), weights.centipawns(&format!("eg_{name}")))
+                } else {
+                    let v = weights.centipawns(name);
+                    (name.clone(), false, v, v)
+                }
+            })
+            .collect(),
+    ))
+}
+
+/// A Rust or C identifier for a term name, unique among `taken`.
+fn identifier(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut id: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    if id.starts_with(|c: char| c.is_ascii_digit()) {
+        id.insert(0, '_');
+    }
+    let base = id.clone();
+    let mut n = 2;
+    while !taken.insert(id.clone()) {
+        id = format!("{base}_{n}");
+        n += 1;
+    }
+    id
+}
+
+/// An engine's own terms as source code: one constant per term, named
+/// after it (a `(middlegame, endgame)` pair when tapered).
+fn emit_custom(weights: &Weights, terms: &[CustomValue], language: Language) -> String {
+    let round = |v: f64| v.round() as i64;
+    let mut out = String::new();
+    if language == Language::Json {
+        let object: serde_json::Map<String, serde_json::Value> = terms
+            .iter()
+            .map(|(name, tapered, mg, eg)| {
+                (name.clone(), if *tapered { serde_json::json!([round(*mg), round(*eg)]) } else { serde_json::json!(round(*mg)) })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "comment": format!("{}: centipawns per term ([middlegame, endgame] when tapered), written by pgntune", weights.name),
+            "terms": object,
+        });
+        return serde_json::to_string_pretty(&value).expect("values serialise") + "\n";
+    }
+    let rust = language == Language::Rust;
+    let _ = writeln!(out, "// {}: centipawns per term ((middlegame, endgame) when tapered), written by pgntune.", weights.name);
+    let mut taken = std::collections::HashSet::new();
+    for (name, tapered, mg, eg) in terms {
+        let id = identifier(name, &mut taken);
+        let _ = match (rust, tapered) {
+            (true, true) => writeln!(out, "pub const {id}: (i32, i32) = ({}, {}); // {name}", round(*mg), round(*eg)),
+            (true, false) => writeln!(out, "pub const {id}: i32 = {}; // {name}", round(*mg)),
+            (false, true) => writeln!(out, "static const int {id}[2] = {{{}, {}}}; /* {name} */", round(*mg), round(*eg)),
+            (false, false) => writeln!(out, "static const int {id} = {}; /* {name} */", round(*mg)),
+        };
+    }
+    out
+}
+
 /// The tuned terms as source code in `language`.
 pub fn emit(weights: &Weights, language: Language) -> Result<String, UnknownFeatureSet> {
+    if let Some(terms) = custom_values(weights)? {
+        return Ok(emit_custom(weights, &terms, language));
+    }
     let sets = values_of(weights)?;
     let round = |v: f64| v.round() as i64;
     let mut out = String::new();

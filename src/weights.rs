@@ -41,6 +41,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::{AtomicFile, OutputError};
+use crate::features::custom::{CustomTerms, CustomTermsError, TRACE_SPEC};
 use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
 
 /// The version of the weight-file format this build writes. Format 2 gives
@@ -66,7 +67,9 @@ pub struct Weights {
     /// A name for reports (preset name, or where the weights came from).
     #[serde(default)]
     pub name: String,
-    /// Feature-set names, in order (see [`FeatureLayout::parse`]).
+    /// Feature-set names, in order (see [`FeatureLayout::parse`]); for an
+    /// engine's own terms `trace` and then `NAME tapered` or `NAME single`
+    /// per term (see [`crate::dataset::trace`]).
     pub features: Vec<String>,
     /// Centipawns per unit of `weight · x`.
     pub scale: f64,
@@ -297,6 +300,9 @@ impl Weights {
 
     /// Checks every rule; `note` is added to a value found out of range.
     fn check(&self, path: &str, note: &str) -> Result<(), WeightsError> {
+        if let Some(Err(e)) = self.custom_terms() {
+            return Err(WeightsError::Parse { path: path.to_string(), message: format!("the trace's terms in 'features': {e}") });
+        }
         let layout = self.layout().map_err(|source| WeightsError::Features { path: path.to_string(), source })?;
         if layout.is_empty() {
             // No set evaluates nothing: the engine would play on its
@@ -345,6 +351,17 @@ impl Weights {
                 ));
             }
         }
+        if layout.is_custom()
+            && self.default.is_none()
+            && let Some(missing) = layout.columns().iter().find(|c| !self.weights.contains_key(*c))
+        {
+            return Err(WeightsError::MissingColumn {
+                path: path.to_string(),
+                column: missing.clone(),
+                set: TRACE_SPEC.to_string(),
+                known: known.join(" "),
+            });
+        }
         for set in layout.sets() {
             let columns = set.columns();
             if self.default.is_none()
@@ -390,9 +407,28 @@ impl Weights {
         self.format = FORMAT;
     }
 
-    /// The feature layout the weights are for.
+    /// The feature layout the weights are for: feature sets, or an
+    /// engine's own terms (`features = ["trace", "NAME tapered|single", ...]`,
+    /// as weights tuned on a trace are written).
     pub fn layout(&self) -> Result<FeatureLayout, UnknownFeatureSet> {
-        FeatureLayout::parse(&self.features.join(","))
+        match self.custom_terms() {
+            // Loaded weights were checked (see `check`); others name the problem here.
+            Some(Err(e)) => Err(UnknownFeatureSet { name: format!("{TRACE_SPEC} ({e})"), known: TRACE_SPEC.to_string() }),
+            Some(Ok(terms)) => Ok(FeatureLayout::custom(terms)),
+            None => FeatureLayout::parse(&self.features.join(",")),
+        }
+    }
+
+    /// The engine's own terms, when the weights were tuned on a trace.
+    fn custom_terms(&self) -> Option<Result<CustomTerms, CustomTermsError>> {
+        let (first, declarations) = self.features.split_first()?;
+        (first == TRACE_SPEC).then(|| CustomTerms::from_declarations(declarations, |c| self.centipawns(c)))
+    }
+
+    /// True for weights of an engine's own terms (tuned on a trace), which
+    /// pgntune's engine cannot play.
+    pub fn is_custom(&self) -> bool {
+        self.features.first().is_some_and(|f| f == TRACE_SPEC)
     }
 
     /// The value of `column` in centipawns (`scale * weight`); a column not

@@ -214,7 +214,7 @@ impl FitArgs {
     /// Whether the whole-evaluation tuner fits `layout` (the article's
     /// dense fitter keeps untapered layouts of up to 64 columns).
     fn wants_tuner(&self, layout: &FeatureLayout, tuner: &TunerArgs) -> bool {
-        tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.len() > 64
+        tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.is_custom() || layout.len() > 64
     }
 
     fn outputs<'a>(&'a self, tuner: &TunerArgs, quiet: bool) -> TunerOutputs<'a> {
@@ -244,7 +244,7 @@ impl FitArgs {
 /// Arguments of `pgntune fit`.
 #[derive(Debug, Args)]
 pub struct FitCommand {
-    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .svm, .epd, Octave text), pgnlearn's own .mat files, or EPD files of other tuners; - reads one from standard input (its format told from its first bytes).
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .svm, .epd, Octave text), pgnlearn's own .mat files, EPD files of other tuners, or traces of your own engine's terms (README: "Tuning your own engine"); - reads one from standard input (its format told from its first bytes).
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
 

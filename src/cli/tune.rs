@@ -270,8 +270,9 @@ fn warn_implausible(report: &TuneReport) {
     if found.is_empty() {
         return;
     }
+    let check = if report.layout.is_custom() { "test them in your engine" } else { "check them with `pgntune verify`" };
     eprintln!(
-        "pgntune: warning: the tuned weights may play badly ({}); check them with `pgntune verify` before use:",
+        "pgntune: warning: the tuned weights may play badly ({}); {check} before use:",
         crate::plural::count(found.len() as u64, "finding", "findings")
     );
     for finding in found.iter().take(SHOWN) {
@@ -312,6 +313,11 @@ fn prove_over_the_board(report: &TuneReport, tuned: &crate::weights::Weights, pa
 
 /// Tunes `positions` and prints and writes what was asked for.
 pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSettings, outputs: &TunerOutputs, name: &str) -> Result<TuneReport> {
+    if args.verify.is_some() && positions.layout().is_custom() {
+        bail!(
+            "--verify plays the tuned weights with pgntune's engine, which cannot evaluate an engine's own terms (a trace): test them in your engine"
+        );
+    }
     let config = args.config(positions.layout(), settings)?;
     if let Some(prior) = &args.prior {
         let weights = Weights::resolve(prior).context("--prior")?;
@@ -334,6 +340,11 @@ pub fn run_tuner(positions: Positions, args: &TunerArgs, settings: &TunerSetting
     };
     let report = tune(Arc::new(positions), &config, progress_reporter(outputs.quiet, limit)).context("tuning")?;
     warn_implausible(&report);
+    if report.layout.is_custom() && !outputs.quiet {
+        eprintln!(
+            "pgntune: note: of the plausibility checks, an engine's own terms get only the distance of each tuned term from its prior (the piece-value checks need pgntune's names P N B R Q)"
+        );
+    }
     let weights = report.weights(name);
     if let Some(path) = outputs.weights_out {
         weights.validate().context("--weights-out: the tuned weights cannot be played, so nothing was written")?;

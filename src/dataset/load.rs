@@ -1,6 +1,7 @@
 //! Reading datasets back: every format `pgntune extract` writes (`.mat`,
 //! `.csv`, `.tsv`, dense or sparse `.parquet`, Octave text, `.ijv`
-//! triplets, `.svm` LIBSVM lines, `.epd`) and pgnlearn's own `.mat` files.
+//! triplets, `.svm` LIBSVM lines, `.epd`), pgnlearn's own `.mat` files,
+//! and other engines' traces ([`super::trace`]).
 //!
 //! Readers turn each file into rows of non-zero `(column, value)` pairs
 //! with a result, a game id and an optional evaluation label, and hand
@@ -118,6 +119,7 @@ enum Kind {
     Triplets,
     Svm,
     Epd,
+    Trace,
 }
 
 /// Tells the format from the extension, and Octave's text format by its
@@ -129,6 +131,9 @@ fn kind_of(path: &Path) -> Result<Kind, DatasetError> {
     let head = &head[..n];
     if head.starts_with(b"# Created by") || head.starts_with(b"# name:") {
         return Ok(Kind::Octave);
+    }
+    if head.starts_with(super::trace::HEADER.as_bytes()) || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("trace")) {
+        return Ok(Kind::Trace);
     }
     if head.starts_with(b"PAR1") {
         return Ok(Kind::Parquet);
@@ -158,9 +163,13 @@ fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dy
             Kind::Octave => read_octave(path, consumer, &mut games)?,
             Kind::Delimited(sep) => read_delimited(path, sep, consumer, &mut games)?,
             Kind::Parquet => read_parquet(path, consumer, &mut games)?,
-            Kind::Triplets | Kind::Svm => {
+            Kind::Triplets | Kind::Svm | Kind::Trace => {
                 let base = games.offset;
-                let read = if kind == Kind::Svm { read_svm } else { read_triplets };
+                let read = match kind {
+                    Kind::Svm => read_svm,
+                    Kind::Trace => super::trace::read_trace,
+                    _ => read_triplets,
+                };
                 read(path, &mut |layout, batch| {
                     games.see(batch.games.iter().copied().max());
                     consumer.batch(path, layout, batch, base)

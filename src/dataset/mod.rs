@@ -21,6 +21,7 @@ pub mod score_table;
 pub mod stdin;
 pub mod svm;
 pub mod text;
+pub mod trace;
 pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};

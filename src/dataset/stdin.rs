@@ -26,7 +26,6 @@ const HEAD: usize = 64 << 10;
 #[derive(Debug)]
 pub struct SpooledInput {
     path: PathBuf,
-    format: Format,
     // Dropped in order: the registrations, then the folder and its file.
     _file: Registration,
     _folder: Registration,
@@ -39,9 +38,10 @@ impl SpooledInput {
         &self.path
     }
 
-    /// The format told from the first bytes.
-    pub fn format(&self) -> Format {
-        self.format
+    /// The format told from the first bytes (`None` for an engine's trace,
+    /// which pgntune reads but does not write).
+    pub fn format(&self) -> Option<Format> {
+        Format::from_path(&self.path)
     }
 }
 
@@ -76,31 +76,31 @@ pub fn spool(mut input: impl Read) -> Result<SpooledInput, DatasetError> {
     if head.is_empty() {
         return Err(invalid("is empty: no dataset to read"));
     }
-    let format = sniff(&head).ok_or_else(|| {
+    let extension = sniff(&head).ok_or_else(|| {
         if head.trim_ascii_start().starts_with(b"[") {
             return invalid("looks like PGN games, not a dataset: `pgntune extract -` or `pgntune tune -` reads games");
         }
         invalid(
-            "cannot tell the dataset's format from its first bytes (pgntune's CSV, TSV, Parquet, .mat, Octave text, .ijv, .svm or EPD); save it to a named file",
+            "cannot tell the dataset's format from its first bytes (pgntune's CSV, TSV, Parquet, .mat, Octave text, .ijv, .svm, EPD, or an engine's trace); save it to a named file",
         )
     })?;
     let dir = tempfile::Builder::new().prefix("pgntune-stdin.").tempdir().map_err(io)?;
     let folder = crate::atomic::register_folder(dir.path());
-    let path = dir.path().join(format!("standard-input.{}", extension(format)));
+    let path = dir.path().join(format!("standard-input.{extension}"));
     let file_registration = crate::atomic::register(&path);
     SPOOLED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(path.display().to_string());
     let mut file = io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&path).map_err(io)?);
     file.write_all(&head).map_err(io)?;
     io::copy(&mut input, &mut file).map_err(io)?;
     file.flush().map_err(io)?;
-    Ok(SpooledInput { path, format, _file: file_registration, _folder: folder, _dir: dir })
+    Ok(SpooledInput { path, _file: file_registration, _folder: folder, _dir: dir })
 }
 
 fn invalid(message: &str) -> DatasetError {
     DatasetError::Invalid { path: SHOWN.into(), message: message.into() }
 }
 
-/// The extension [`Format::from_path`] reads as `format`.
+/// The extension the dataset readers take as `format`.
 fn extension(format: Format) -> &'static str {
     match format {
         Format::Mat => "mat",
@@ -114,10 +114,19 @@ fn extension(format: Format) -> &'static str {
     }
 }
 
+/// The file extension of a dataset that starts with `head`, if it is one
+/// pgntune reads (see [`sniff_format`]; `trace` for an engine's trace).
+pub fn sniff(head: &[u8]) -> Option<&'static str> {
+    if head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head).starts_with(super::trace::HEADER.as_bytes()) {
+        return Some("trace");
+    }
+    sniff_format(head).map(extension)
+}
+
 /// The dataset format of a file that starts with `head`, if it is one
-/// pgntune reads: marks first (Parquet's magic, the headers pgntune
+/// pgntune writes: marks first (Parquet's magic, the headers pgntune
 /// writes), then the shape of the first line.
-pub fn sniff(head: &[u8]) -> Option<Format> {
+pub fn sniff_format(head: &[u8]) -> Option<Format> {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     if head.starts_with(b"PAR1") {
         return Some(Format::Parquet);
@@ -156,24 +165,24 @@ mod tests {
 
     #[test]
     fn formats_are_told_from_their_first_bytes() {
-        assert_eq!(sniff(b"P,N,B,R,Q,result,game,ply\n1,0,0,0,0,1,0,3\n"), Some(Format::Csv));
-        assert_eq!(sniff(b"\xEF\xBB\xBFP\tN\tresult\n"), Some(Format::Tsv));
-        assert_eq!(sniff(b"P,N,wins,draws,losses\n"), Some(Format::Csv));
-        assert_eq!(sniff(b" 1  0  0  0  0  2\n"), Some(Format::Mat));
-        assert_eq!(sniff(b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"1-0\";\n"), Some(Format::Epd));
-        assert_eq!(sniff(b"PAR1\x15\x04"), Some(Format::Parquet));
-        assert_eq!(sniff(b"# Created by pgntune\n# name: X\n"), Some(Format::Octave));
-        assert_eq!(sniff(b"% pgntune sparse rows: i j v\n"), Some(Format::Ijv));
-        assert_eq!(sniff(format!("{}: label\n", super::super::svm::HEADER).as_bytes()), Some(Format::Svm));
-        assert_eq!(sniff(b"[Event \"x\"]\n1. e4 e5 1-0\n"), None, "a PGN is no dataset");
-        assert_eq!(sniff(b"\x00\x01\x02\xff\xfe"), None);
-        assert_eq!(sniff(b"hello world\n"), None);
+        assert_eq!(sniff_format(b"P,N,B,R,Q,result,game,ply\n1,0,0,0,0,1,0,3\n"), Some(Format::Csv));
+        assert_eq!(sniff_format(b"\xEF\xBB\xBFP\tN\tresult\n"), Some(Format::Tsv));
+        assert_eq!(sniff_format(b"P,N,wins,draws,losses\n"), Some(Format::Csv));
+        assert_eq!(sniff_format(b" 1  0  0  0  0  2\n"), Some(Format::Mat));
+        assert_eq!(sniff_format(b"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"1-0\";\n"), Some(Format::Epd));
+        assert_eq!(sniff_format(b"PAR1\x15\x04"), Some(Format::Parquet));
+        assert_eq!(sniff_format(b"# Created by pgntune\n# name: X\n"), Some(Format::Octave));
+        assert_eq!(sniff_format(b"% pgntune sparse rows: i j v\n"), Some(Format::Ijv));
+        assert_eq!(sniff_format(format!("{}: label\n", super::super::svm::HEADER).as_bytes()), Some(Format::Svm));
+        assert_eq!(sniff_format(b"[Event \"x\"]\n1. e4 e5 1-0\n"), None, "a PGN is no dataset");
+        assert_eq!(sniff_format(b"\x00\x01\x02\xff\xfe"), None);
+        assert_eq!(sniff_format(b"hello world\n"), None);
     }
 
     #[test]
     fn a_spooled_input_is_a_file_in_its_format_removed_when_dropped() {
         let spooled = spool(&b"P,N,B,R,Q,result,game,ply\n1,0,0,0,0,1,0,3\n"[..]).unwrap();
-        assert_eq!(spooled.format(), Format::Csv);
+        assert_eq!(spooled.format(), Some(Format::Csv));
         assert_eq!(Format::from_path(spooled.path()), Some(Format::Csv));
         assert_eq!(std::fs::read(spooled.path()).unwrap(), b"P,N,B,R,Q,result,game,ply\n1,0,0,0,0,1,0,3\n");
         let message = format!("{}: line 2: bad", spooled.path().display());
@@ -188,6 +197,8 @@ mod tests {
         assert_eq!(std::fs::read(spooled.path()).unwrap(), big);
         assert!(matches!(spool(&b""[..]), Err(DatasetError::Invalid { .. })));
         assert!(spool(&b"\x00\x01binary"[..]).unwrap_err().to_string().starts_with("standard input: cannot tell"));
+        let trace = spool(format!("{}\n# term pawn single 100\n1 24 1:1\n", super::super::trace::HEADER).as_bytes()).unwrap();
+        assert_eq!(trace.path().extension().unwrap(), "trace");
         assert!(spool(&b"[Event \"x\"]\n"[..]).unwrap_err().to_string().contains("looks like PGN"));
     }
 }

@@ -44,6 +44,14 @@ pub enum EvaluatorError {
         #[source]
         source: UnknownFeatureSet,
     },
+    /// The weights are for another engine's terms (tuned on a trace).
+    #[error(
+        "weights '{name}' are for an engine's own terms (tuned on a trace); pgntune's engine cannot play them, so they cannot be verified or played here"
+    )]
+    CustomTerms {
+        /// The weights' name.
+        name: String,
+    },
     /// The scale or a weight is NaN or infinite.
     #[error("weights '{name}': '{what}' is not a finite number")]
     NotFinite {
@@ -100,6 +108,9 @@ impl Evaluator {
     /// weights have no `pst` set.
     pub fn new(weights: &Weights) -> Result<Evaluator, EvaluatorError> {
         let name = weights.name.clone();
+        if weights.is_custom() {
+            return Err(EvaluatorError::CustomTerms { name });
+        }
         let features = |source| EvaluatorError::Features { name: name.clone(), source };
         let mut layout = weights.layout().map_err(features)?;
         let not_finite = |what: &str| EvaluatorError::NotFinite { name: name.clone(), what: what.to_string() };

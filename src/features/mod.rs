@@ -45,6 +45,7 @@
 //! ```
 
 pub mod context;
+pub mod custom;
 pub mod imbalance;
 pub mod king_safety;
 pub mod material;
@@ -385,6 +386,8 @@ pub struct FeatureLayout {
     /// The columns of every term, computed once (writers and readers ask
     /// for them per term of every row).
     term_columns: Vec<TermColumns>,
+    /// An engine's own terms, in place of sets (see [`custom`]).
+    custom: Option<std::sync::Arc<custom::CustomTerms>>,
 }
 
 /// The largest number of terms a layout may have: term indices are stored in 16 bits.
@@ -412,7 +415,7 @@ impl FeatureLayout {
                 term_columns.push(if p.set.tapered() { TermColumns::Tapered { mg: c, eg: c + n } } else { TermColumns::Single(c) });
             }
         }
-        FeatureLayout { sets: placed, terms, columns, term_columns }
+        FeatureLayout { sets: placed, terms, columns, term_columns, custom: None }
     }
 
     /// The whole evaluation: every set of [`FeatureSet::FULL`].
@@ -462,6 +465,9 @@ impl FeatureLayout {
 
     /// The comma-separated names of the sets, as [`FeatureLayout::parse`] reads them.
     pub fn spec(&self) -> String {
+        if self.custom.is_some() {
+            return custom::TRACE_SPEC.to_string();
+        }
         self.sets().map(FeatureSet::name).collect::<Vec<_>>().join(",")
     }
 
@@ -482,22 +488,31 @@ impl FeatureLayout {
 
     /// True when any set is tapered, so that rows need the phase.
     pub fn is_tapered(&self) -> bool {
+        if let Some(c) = &self.custom {
+            return (0..self.terms).any(|t| c.tapered(t));
+        }
         self.sets().any(FeatureSet::tapered)
     }
 
     /// True when every set in the layout depends only on material (see
     /// [`FeatureSet::depends_only_on_material`]).
     pub fn depends_only_on_material(&self) -> bool {
-        self.sets().all(FeatureSet::depends_only_on_material)
+        self.custom.is_none() && self.sets().all(FeatureSet::depends_only_on_material)
     }
 
     /// Column names, in vector order.
     pub fn columns(&self) -> Vec<String> {
+        if let Some(c) = &self.custom {
+            return c.columns().to_vec();
+        }
         self.sets().flat_map(FeatureSet::columns).collect()
     }
 
     /// Term names, in term order (unique across the layout's sets).
     pub fn term_names(&self) -> Vec<String> {
+        if let Some(c) = &self.custom {
+            return c.names().to_vec();
+        }
         self.sets().flat_map(|s| s.terms().iter().cloned()).collect()
     }
 

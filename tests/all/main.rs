@@ -24,4 +24,5 @@ mod play;
 mod proof;
 mod scale;
 mod spark;
+mod trace;
 mod tune;

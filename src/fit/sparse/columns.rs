@@ -47,6 +47,10 @@ fn more_text(more: usize) -> String {
 pub fn prior_for(layout: &FeatureLayout, prior: Option<&Weights>) -> Result<Vec<f64>, ColumnsError> {
     let columns = layout.columns();
     let Some(weights) = prior else {
+        // An engine's own terms start from the values its trace declares.
+        if let Some(start) = layout.custom_start() {
+            return Ok(start.to_vec());
+        }
         let defaults = crate::presets::defaults_for(layout);
         return Ok(columns.iter().map(|c| defaults.centipawns(c)).collect());
     };
@@ -110,6 +114,17 @@ pub fn frozen_columns(layout: &FeatureLayout, names: &[String]) -> Result<Vec<bo
             for (j, f) in frozen.iter_mut().enumerate() {
                 if layout.set_of_column(j) == Some(set) {
                     *f = true;
+                }
+            }
+            continue;
+        }
+        // A term of an engine's own: both its columns when tapered.
+        if let Some(t) = layout.is_custom().then(|| layout.term_names().iter().position(|n| n == name)).flatten() {
+            match layout.term_columns(t) {
+                crate::features::TermColumns::Single(c) => frozen[c] = true,
+                crate::features::TermColumns::Tapered { mg, eg } => {
+                    frozen[mg] = true;
+                    frozen[eg] = true;
                 }
             }
             continue;

@@ -55,6 +55,12 @@ impl Freedom {
             }
         }
         let mut held = Vec::new();
+        // An engine's own terms: the sums its trace declares.
+        if let Some(terms) = layout.custom_terms() {
+            for (name, columns) in terms.held() {
+                held.push(HeldSum { name: name.clone(), columns: columns.iter().copied().filter(|&c| free[c]).collect() });
+            }
+        }
         for group in layout.groups() {
             let hold = match group.sum {
                 GroupSum::Zero => true,

@@ -263,6 +263,9 @@ pub struct TuneProgress {
 pub struct TuneReport {
     /// The layout's specification.
     pub features: String,
+    /// The layout (an engine's own terms have no specification to parse back).
+    #[serde(skip)]
+    pub layout: crate::features::FeatureLayout,
     /// Column names.
     pub columns: Vec<String>,
     /// Tuned weights in centipawns (design values as documented in `features`).
@@ -503,6 +506,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let train_loss = mean_loss(&train, &weights);
     Ok(TuneReport {
         features: layout.spec(),
+        layout: layout.clone(),
         columns: layout.columns(),
         start: config.start.clone(),
         prior: config.prior.clone(),

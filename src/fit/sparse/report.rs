@@ -8,17 +8,16 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::{ColumnStatus, TuneReport};
-use crate::features::{FeatureLayout, FeatureSet};
+use crate::features::FeatureSet;
 use crate::weights::{FORMAT, Weights};
 
 impl TuneReport {
     /// The tuned weights as a weights file (centipawns, `scale = 1`).
     pub fn weights(&self, name: &str) -> Weights {
-        let layout = FeatureLayout::parse(&self.features).expect("the report's own layout");
         Weights {
             format: FORMAT,
             name: name.to_string(),
-            features: layout.sets().map(|s| s.name().to_string()).collect(),
+            features: self.layout.feature_names(),
             scale: 1.0,
             intercept: None,
             default: None,
@@ -113,7 +112,16 @@ impl TuneReport {
         }
         let _ = writeln!(t, "\nPer feature set (centipawns; change = mean |tuned − start| over tuned columns):");
         let _ = writeln!(t, "  {:<18} {:>7} {:>7} {:>9} {:>9}", "set", "columns", "tuned", "change", "median SE");
-        let layout = FeatureLayout::parse(&self.features).expect("own layout");
+        let layout = &self.layout;
+        if layout.is_custom() {
+            let tuned: Vec<usize> = (0..self.columns.len()).filter(|&j| self.status[j] == ColumnStatus::Tuned).collect();
+            let change =
+                if tuned.is_empty() { 0.0 } else { tuned.iter().map(|&j| (self.weights[j] - self.start[j]).abs()).sum::<f64>() / tuned.len() as f64 };
+            let mut ses: Vec<f64> = tuned.iter().filter_map(|&j| self.stderr[j]).collect();
+            ses.sort_by(f64::total_cmp);
+            let se = ses.get(ses.len() / 2).map_or("n/a".to_string(), |s| format!("{s:.1}"));
+            let _ = writeln!(t, "  {:<18} {:>7} {:>7} {:>9.1} {:>9}", "(the trace's terms)", self.columns.len(), tuned.len(), change, se);
+        }
         let mut offset = 0;
         for set in layout.sets() {
             let range = offset..offset + set.len();
