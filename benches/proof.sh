@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tuning loop of the README, measured (issue 12): the engine's own games
+# The tuning loop of the guide (docs/src/tuning-loop.md), measured (issue 12): the engine's own games
 # with the hand-set `full` weights, the whole evaluation tuned on them from
 # that start, then proved over the board.
 #

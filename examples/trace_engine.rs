@@ -2,8 +2,8 @@
 //! tapered material, a bishop pair and a tempo bonus. Each term adds its
 //! coefficient (white's count minus black's) to the trace as well as its
 //! value to the score, as Ethereal's TRACE build does; the trace format is
-//! documented in `pgntune::dataset::trace` and the README ("Tuning your own
-//! engine").
+//! documented in `pgntune::dataset::trace` and the guide
+//! (docs/src/tuning-your-own-engine.md).
 //!
 //! Reads EPD lines with a result (`FEN c9 "1-0";` as `pgntune extract -o
 //! x.epd` writes them, or `FEN [1.0]`) and writes the trace to stdout:

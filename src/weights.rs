@@ -275,7 +275,8 @@ impl Weights {
         // The limits hold for the values the engine plays: a format-1
         // tapered weight is checked after it is made 24 times larger (it was
         // checked before, and `mg_tempo = 9000` played as 216,000).
-        let note = if weights.format == 1 { " (format 1: tapered weights, the default's too, count 24 times; see the README)" } else { "" };
+        let note =
+            if weights.format == 1 { " (format 1: tapered weights, the default's too, count 24 times; see docs/src/fit-and-tune.md)" } else { "" };
         let as_written = weights.clone();
         if weights.format == 1 {
             weights.upgrade_from_format_1();

@@ -265,7 +265,7 @@ fn run_imbalance(args: AnalyzeCommand) -> Result<()> {
     };
     let config = ImbalanceConfig { inputs: args.inputs.clone(), read: args.read.config(args.fit.seed)?, compare: args.compare, fit };
     let mut plan = OutputPlan::new(args.fit.force);
-    // A folder stands for the PGN files under it (as the README's command
+    // A folder stands for the PGN files under it (as the guide's command
     // gives them): those are the inputs checked and kept from being written.
     let mut sources = Vec::new();
     for input in &args.inputs {

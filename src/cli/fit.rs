@@ -244,7 +244,7 @@ impl FitArgs {
 /// Arguments of `pgntune fit`.
 #[derive(Debug, Args)]
 pub struct FitCommand {
-    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .svm, .epd, Octave text), pgnlearn's own .mat files, EPD files of other tuners, or traces of your own engine's terms (README: "Tuning your own engine"); - reads one from standard input (its format told from its first bytes).
+    /// Datasets written by `pgntune extract` (.mat, .csv, .tsv, .parquet, .ijv, .svm, .epd, Octave text), pgnlearn's own .mat files, EPD files of other tuners, or traces of your own engine's terms (docs/src/tuning-your-own-engine.md); - reads one from standard input (its format told from its first bytes).
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
 

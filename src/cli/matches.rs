@@ -159,7 +159,7 @@ impl MatchProgress for Progress {
         }
     }
 
-    /// Warnings appear under `-q` too (as the README says of `-q`).
+    /// Warnings appear under `-q` too (as the guide says of `-q`).
     fn note(&self, text: &str) {
         match &self.bar {
             Some(bar) => bar.println(format!("warning: {text}")),

@@ -15,6 +15,7 @@ mod faults;
 mod features_imbalance;
 mod features_pawns_rooks;
 mod fit;
+mod guide;
 mod imbalance;
 mod interfaces;
 mod label;

@@ -44,7 +44,7 @@ pub use scale::{BadScaleK, MAX_K, MIN_K, ScaleK};
 /// results: Stockfish's centipawns are normalised to its own win rates) is
 /// always reported; used (`Auto`) it stretches the evaluation by
 /// `K_label / K`, which lost on the board: 600 games of human positions
-/// labelled by Stockfish (see the README's "Tuning from a game collection").
+/// labelled by Stockfish (see the guide's "Tuning from a game collection").
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum LabelScale {
     /// Fit `K` of the labels against the results (Texel's method on the

@@ -160,7 +160,7 @@ mod tests {
         columns.extend([("eg_P", 100.0, 100.0, None), ("eg_N", 300.0, 300.0, None), ("eg_B", 310.0, 310.0, None), ("eg_R", 520.0, 520.0, None)]);
         columns.push(("eg_Q", 1000.0, 1000.0, None));
         assert!(findings(&columns).is_empty(), "{:?}", findings(&columns));
-        // The README's default example once gave a middlegame queen of -67 cp.
+        // The guide's first whole-evaluation example once gave a middlegame queen of -67 cp.
         columns[4].1 = -67.0;
         let found = findings(&columns);
         assert_eq!(found, ["mg_Q = -67 cp is not positive", "mg_R = 480 cp is not below mg_Q = -67 cp"]);

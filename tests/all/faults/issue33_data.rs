@@ -126,8 +126,8 @@ fn s5_format_1_weights_follow_one_rule_and_the_limit_is_on_the_played_value() {
     assert_eq!((w.centipawns("mg_tempo"), w.centipawns("eg_tempo"), w.centipawns("N")), (240.0, 240.0, 300.0));
     let err = load("[weights]\nP = 100\nN = 300\nB = 300\nR = 500\nQ = 900\nmg_tempo = 9000\neg_tempo = 0\n").unwrap_err();
     assert!(err.contains("'mg_tempo'") && err.contains("at most ±10000") && err.contains("format 1"), "{err}");
-    // The README's example is read as it says.
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    // The guide's example is read as it says.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/fit-and-tune.md")).unwrap();
     let example = readme.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
     let w = Weights::load(&write(d, "readme.toml", example)).unwrap();
     assert_eq!(w.format, 2);
