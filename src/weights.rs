@@ -239,14 +239,21 @@ impl Weights {
 
     /// Reads a TOML or JSON weights file and checks it.
     pub fn load(path: &Path) -> Result<Weights, WeightsError> {
-        let name = path.display().to_string();
+        // `-` is standard input (a weights file piped from another command).
+        let from_stdin = path == Path::new("-");
+        let name = if from_stdin { "standard input".to_string() } else { path.display().to_string() };
         let parse_err = |message: String| WeightsError::Parse { path: name.clone(), message };
         // Read at most one byte past the limit: an endless file (/dev/zero)
         // or a huge one is refused rather than read until memory runs out.
         let mut bytes = Vec::new();
-        std::fs::File::open(path)
+        let reader: std::io::Result<Box<dyn std::io::Read>> =
+            if from_stdin { Ok(Box::new(std::io::stdin().lock())) } else { std::fs::File::open(path).map(|f| Box::new(f) as Box<dyn std::io::Read>) };
+        reader
             .and_then(|file| std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE + 1), &mut bytes))
             .map_err(|source| WeightsError::Io { path: name.clone(), source })?;
+        if from_stdin && bytes.is_empty() {
+            return Err(parse_err("is empty: no weights to read".into()));
+        }
         if bytes.len() as u64 > MAX_FILE {
             return Err(parse_err("not a weights file (larger than 16 MiB; pgntune's largest weights file is well under 1 MiB)".into()));
         }
@@ -270,7 +277,8 @@ impl Weights {
             return Err(parse_err(format!("format {} is not supported (this build reads formats 1 and {FORMAT})", weights.format)));
         }
         if weights.name.is_empty() {
-            weights.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            weights.name =
+                if from_stdin { "weights".to_string() } else { path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default() };
         }
         // The limits hold for the values the engine plays: a format-1
         // tapered weight is checked after it is made 24 times larger (it was

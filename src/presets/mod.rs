@@ -80,7 +80,7 @@ impl Weights {
         let path = Path::new(spec);
         // Anything that looks like a file name is one: its I/O error says
         // what is wrong (missing, unreadable, a directory).
-        let looks_like_a_file = spec.contains(['/', '.']) || path.exists();
+        let looks_like_a_file = spec.contains(['/', '.']) || spec == "-" || path.exists();
         if looks_like_a_file {
             return Weights::load(path);
         }

@@ -161,3 +161,24 @@ fn left_a_binary_dataset_is_called_not_text_with_its_line() {
     fails_untouched(d, pgntune_in(d).args(["fit", "bin.csv"]), "bin.csv: line 1: not text (UTF-8)");
     fails_untouched(d, pgntune_in(d).args(["evaluate", "bin.epd", "--weights", "full"]), "bin.epd: line 1: not text (UTF-8)");
 }
+
+#[test]
+fn left_dash_reads_weights_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let csv = csv_rows(d);
+    pgntune_in(d).args(["fit", "rows.csv", "-q", "--weights-out", "w.toml"]).assert().success();
+    let w = d.join("w.toml");
+    // weights show, evaluate --weights, a match engine's weights: the file and the pipe agree.
+    let (shown, _) = piped(pgntune_in(d).args(["weights", "show", "-"]), &w);
+    assert_eq!(shown, stdout_of(pgntune_in(d).args(["weights", "show", "w.toml"])));
+    let (piped_eval, _) = piped(pgntune_in(d).args(["evaluate", "rows.csv", "--weights", "-", "--json"]), &w);
+    let file_eval = stdout_of(pgntune_in(d).args(["evaluate", "rows.csv", "--weights", "w.toml", "--json"]));
+    let loss = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap()["log_loss"].clone();
+    assert_eq!(loss(&piped_eval), loss(&file_eval));
+    assert!(!loss(&file_eval).is_null(), "{file_eval}");
+    // Bad weights on standard input: one line naming it.
+    let empty = write(d, "empty", "");
+    fails(pgntune_in(d).args(["weights", "show", "-"]).pipe_stdin(&empty).unwrap(), "standard input: is empty");
+    fails(pgntune_in(d).args(["weights", "show", "-"]).pipe_stdin(&csv).unwrap(), "standard input: not a weights file");
+}
