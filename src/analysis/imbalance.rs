@@ -77,7 +77,8 @@ use crate::dataset::DatasetError;
 use crate::dataset::positions::Positions;
 use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::DrawMode;
-use crate::fit::sparse::{ScaleK, StopReason, TuneConfig, TuneError, TuneReport, scale, tune};
+use crate::fit::positions_newton::PositionsLogit;
+use crate::fit::sparse::{ScaleK, StopReason, TuneConfig, TuneError, scale, tune};
 use crate::pgn::extract::ExtractError;
 use crate::pgn::{ExtractConfig, ExtractStats};
 use crate::stats::{Z_95, normal_cdf};
@@ -347,8 +348,37 @@ fn test_definitions(columns: &[String]) -> Vec<(&'static str, &'static str, Vec<
     ]
 }
 
-/// Fits one model: λ = 0, `K` fixed, the `frozen` columns held at `start`.
-fn fit_model(positions: &Arc<Positions>, options: &FitOptions, k: f64, start: Vec<f64>, frozen: Vec<bool>) -> Result<TuneReport, TuneError> {
+/// One model's fit.
+struct Fitted {
+    weights: Vec<f64>,
+    train_loss: f64,
+    iterations: u64,
+    stopped: StopReason,
+}
+
+/// Fits one model: λ = 0, `K` fixed, the `frozen` columns held at `start`,
+/// over the rows `used`. Newton's method (a few passes, as R's `glm`); should
+/// it not converge (a Hessian that is not positive definite, say), the
+/// whole-evaluation tuner's L-BFGS goes on from where it stopped.
+fn fit_model(
+    positions: &Arc<Positions>,
+    used: &[bool],
+    options: &FitOptions,
+    k: f64,
+    start: Vec<f64>,
+    frozen: Vec<bool>,
+) -> Result<Fitted, TuneError> {
+    let rows: Vec<usize> = (0..positions.len()).filter(|&i| used[i]).collect();
+    let free: Vec<usize> = (0..start.len()).filter(|&j| !frozen[j]).collect();
+    let newton =
+        PositionsLogit::new(positions.clone(), rows, scale::c_of_k(k), start.clone(), free, options.threads).fit(options.tol, options.max_iters);
+    let start = match newton {
+        Ok(fit) if fit.converged => {
+            return Ok(Fitted { weights: fit.weights, train_loss: fit.mean_loss, iterations: fit.iterations, stopped: StopReason::Converged });
+        }
+        Ok(fit) if fit.weights.iter().all(|w| w.is_finite()) => fit.weights,
+        _ => start,
+    };
     let mut config = TuneConfig::new(vec![0.0; start.len()]);
     config.k = ScaleK::Fixed(k);
     config.lambda = 0.0;
@@ -362,7 +392,8 @@ fn fit_model(positions: &Arc<Positions>, options: &FitOptions, k: f64, start: Ve
     config.max_iters = options.max_iters;
     config.threads = options.threads;
     config.standard_errors = false;
-    tune(positions.clone(), &config, Arc::new(|_| {}))
+    let report = tune(positions.clone(), &config, Arc::new(|_| {}))?;
+    Ok(Fitted { weights: report.weights, train_loss: report.train_loss, iterations: report.iterations, stopped: report.stopped })
 }
 
 /// Fits the material and the imbalance models to `positions` (whose layout
@@ -397,7 +428,7 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
         return Err(data("no positions to fit (with --draws exclude: no decisive game)".into()));
     }
     let mut notes = Vec::new();
-    let mut note_convergence = |model: &str, r: &TuneReport| {
+    let mut note_convergence = |model: &str, r: &Fitted| {
         if r.stopped == StopReason::IterationLimit {
             notes.push(format!("the {model} fit stopped at the iteration limit ({} iterations) before converging", r.iterations));
         }
@@ -405,7 +436,7 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
 
     // The material model at K = 1 (or the K asked for), then the unit.
     let k0 = options.k.unwrap_or(1.0);
-    let material = fit_model(&positions, options, k0, vec![0.0; p], is_imbalance.clone()).map_err(tuning("material"))?;
+    let material = fit_model(&positions, &used, options, k0, vec![0.0; p], is_imbalance.clone()).map_err(tuning("material"))?;
     note_convergence("material", &material);
     let mean_phase = (0..n).filter(|&i| used[i]).map(|i| f64::from(positions.phase(i))).sum::<f64>() / rows as f64;
     let pawn = material.weights[col("mg_P")] * mean_phase / 24.0 + material.weights[col("eg_P")] * (1.0 - mean_phase / 24.0);
@@ -417,7 +448,7 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
     let material_weights: Vec<f64> = material.weights.iter().map(|w| w * unit).collect();
 
     // The imbalance model, from the material model's weights.
-    let imbalance = fit_model(&positions, options, k, material_weights.clone(), vec![false; p]).map_err(tuning("imbalance"))?;
+    let imbalance = fit_model(&positions, &used, options, k, material_weights.clone(), vec![false; p]).map_err(tuning("imbalance"))?;
     note_convergence("imbalance", &imbalance);
     let c = scale::c_of_k(k);
     let not_identified =
@@ -440,7 +471,7 @@ pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOption
                 start[j] = 0.0;
                 frozen[j] = true;
             }
-            let smaller = fit_model(&positions, options, k, start, frozen).map_err(tuning(&format!("imbalance without {key}")))?;
+            let smaller = fit_model(&positions, &used, options, k, start, frozen).map_err(tuning(&format!("imbalance without {key}")))?;
             note_convergence(&format!("without {key}"), &smaller);
             smaller.train_loss
         };
@@ -496,7 +527,7 @@ fn distinct(values: impl Iterator<Item = u64>) -> usize {
     v.len()
 }
 
-fn model_fit(name: &'static str, columns: &[String], weights: Vec<f64>, mean_loss: f64, report: &TuneReport, covariances: Covariances) -> ModelFit {
+fn model_fit(name: &'static str, columns: &[String], weights: Vec<f64>, mean_loss: f64, report: &Fitted, covariances: Covariances) -> ModelFit {
     let fitted: Vec<bool> = (0..columns.len()).map(|j| covariances.model[[j, j]] > 0.0).collect();
     let se = |v: &Array2<f64>| (0..columns.len()).map(|j| fitted[j].then(|| v[[j, j]].sqrt())).collect();
     ModelFit {

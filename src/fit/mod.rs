@@ -9,6 +9,7 @@
 pub mod checks;
 pub mod linalg;
 pub mod model;
+pub mod positions_newton;
 pub mod report;
 pub mod solve;
 pub mod sparse;
