@@ -43,8 +43,11 @@ pub struct PositionsLogit {
     pool: Arc<rayon::ThreadPool>,
     /// The last pass: its parameters and sums (cost, gradient and Hessian
     /// are asked for one after the other at the same point).
-    last: Arc<Mutex<Option<(Array1<f64>, Sums)>>>,
+    last: LastPass,
 }
+
+/// The parameters of the last pass and its sums.
+type LastPass = Arc<Mutex<Option<(Array1<f64>, Sums)>>>;
 
 /// The mean loss, gradient and Hessian of the free columns at one point.
 #[derive(Clone, Debug)]
