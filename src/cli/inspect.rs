@@ -98,20 +98,12 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
     let (datasets, _stdin) = super::fit::spool_datasets(&args.datasets)?;
     let (positions, report) = load_positions(&datasets, &options)?;
     super::fit::warn_bad_lines(&report);
-    let columns = positions.layout().columns();
-    let weight_layout = weights.layout()?;
-    if let Some(missing) = columns.iter().find(|c| !weight_layout.columns().contains(c)) {
-        bail!(
-            "the weights '{}' ({}) have no column {missing} of the dataset's sets '{}'",
-            weights.name,
-            weight_layout.spec(),
-            positions.layout().spec()
-        );
-    }
+    // The tuner's own mapping of weights to columns (its start and prior).
+    let w = crate::fit::sparse::columns::column_weights(positions.layout(), &weights)
+        .with_context(|| format!("--weights (the dataset's sets are '{}')", positions.layout().spec()))?;
     if let Some(warning) = crate::fit::sparse::columns::left_out_warning("--weights", positions.layout(), &weights)? {
         eprintln!("pgntune: warning: {warning}");
     }
-    let w: Vec<f64> = columns.iter().map(|c| weights.centipawns(c)).collect();
     let result = evaluate(Arc::new(positions), &w, k, args.threads)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;

@@ -54,6 +54,14 @@ pub fn prior_for(layout: &FeatureLayout, prior: Option<&Weights>) -> Result<Vec<
         let defaults = crate::presets::defaults_for(layout);
         return Ok(columns.iter().map(|c| defaults.centipawns(c)).collect());
     };
+    column_weights(layout, weights)
+}
+
+/// The centipawns `weights` give each column of `layout`, in column order:
+/// the start and prior of a tuner, the weights `evaluate` scores. Weights
+/// without some of the columns are refused, naming the first.
+pub fn column_weights(layout: &FeatureLayout, weights: &Weights) -> Result<Vec<f64>, ColumnsError> {
+    let columns = layout.columns();
     let own = weights.layout()?.columns();
     let missing: Vec<&String> = columns.iter().filter(|c| !own.contains(c)).collect();
     if let Some(first) = missing.first() {
