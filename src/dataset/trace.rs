@@ -57,6 +57,10 @@ use crate::atomic::{AtomicFile, OutputError};
 use crate::features::custom::{CustomTerm, CustomTerms, SINGLE, TAPERED};
 use crate::features::{FeatureLayout, TermColumns, TermValue};
 
+mod parquet;
+
+pub use self::parquet::{KEY, is_parquet_trace, read_parquet_trace, write_parquet_trace};
+
 /// The first line of every trace (and how one is recognised).
 pub const HEADER: &str = "# pgntune trace";
 
@@ -202,6 +206,45 @@ pub fn read_trace(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -
     // Also when empty: the consumer learns the layout.
     sink(&layout, &batch)?;
     Ok(())
+}
+
+/// The layout of a header given as text (a Parquet trace's metadata):
+/// the same lines as a text trace's header, without rows. An error names
+/// the header's line.
+pub(crate) fn parse_header(text: &str) -> Result<FeatureLayout, String> {
+    let mut declared = Vec::new();
+    let mut holds: Vec<(usize, String)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |m: String| format!("line {}: {m}", n + 1);
+        if n == 0 {
+            if !line.starts_with(HEADER) {
+                return Err(at(format!("no '{HEADER}' header")));
+            }
+            continue;
+        }
+        let Some(comment) = line.strip_prefix('#') else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(at("not a '#' line (the header holds no rows)".into()));
+        };
+        if let Some(rest) = comment.trim_start().strip_prefix("term ") {
+            if !holds.is_empty() {
+                return Err(at("a '# term' line after a '# hold' line (the terms come first)".into()));
+            }
+            declared.push(parse_term(rest).map_err(at)?);
+        } else if let Some(rest) = comment.trim_start().strip_prefix("hold ") {
+            holds.push((n + 1, rest.to_string()));
+        }
+    }
+    if declared.is_empty() {
+        return Err(format!("no '# term' line (the header declares the terms: '# term NAME {TAPERED}|{SINGLE} VALUES')"));
+    }
+    let terms = terms_of(declared, &holds).map_err(|(line, e)| match line {
+        Some(line) => format!("line {line}: {e}"),
+        None => e,
+    })?;
+    Ok(FeatureLayout::custom(terms))
 }
 
 /// The declared terms with their held sums (`# hold NAME COLUMN...`);

@@ -149,7 +149,7 @@ impl RowsOf<'_> {
 /// one (ids past 2^53 have no exact float: read as floats, games merged),
 /// a float column must hold whole values below 2^53. A missing value is no
 /// id; a negative or fractional one is an error naming its row.
-fn game_column(frame: &DataFrame, path: &Path, first: usize) -> Result<Vec<Option<u64>>, DatasetError> {
+pub(in crate::dataset) fn game_column(frame: &DataFrame, path: &Path, first: usize) -> Result<Vec<Option<u64>>, DatasetError> {
     let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
     let column = frame.column("game").map_err(polars_err)?;
     let bad = |i: usize, message: String| invalid(path, format!("row {}: {message}", first + i + 1));
