@@ -22,6 +22,14 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
     let metadata = reader.get_metadata().map_err(polars_err)?.clone();
     let names: Vec<String> = reader.schema().map_err(polars_err)?.iter_names().map(|n| n.to_string()).collect();
     let has = |name: &str| names.iter().any(|n| n == name);
+    if has("terms") && has("coefs") {
+        // A trace is told by its header: without it, the terms have no names.
+        let key = crate::dataset::trace::KEY;
+        return Err(invalid(
+            path,
+            format!("'terms' and 'coefs' columns without the '{key}' metadata (a Parquet trace's header: its '# term' lines)"),
+        ));
+    }
     if !has("result") {
         return Err(invalid(path, "no numeric 'result' column"));
     }
