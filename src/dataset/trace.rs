@@ -47,6 +47,47 @@
 //!
 //! Rows are read in batches and stored as pgntune's own training
 //! positions, two bytes a term: millions of positions fit in a few GB.
+//!
+//! # The Parquet format
+//!
+//! The same content in a Parquet file ([`read_parquet_trace`],
+//! [`write_parquet_trace`]), told from other Parquet files by its
+//! key-value metadata, whatever the file's name:
+//!
+//! * metadata key `pgntune.trace` ([`KEY`]): the header, the text format's
+//!   header lines (`# pgntune trace`, `# term`, `# hold`, comments) joined
+//!   by newlines, without rows;
+//! * one row a position, in the columns (others are ignored):
+//!   - `result`: float or integer, white's score `1`, `0.5` or `0`;
+//!   - `phase`: integer (or whole float) from 0 to 24;
+//!   - `terms`: list of integers, the term indices counting from 1 in header
+//!     order (as `INDEX` in the text);
+//!   - `coefs`: list of integers from −32768 to 32767, their coefficients,
+//!     as long as `terms`; an empty pair of lists is a row without terms;
+//!   - `eval` (optional): float, the label in centipawns from white's view,
+//!     null (or NaN) where a row has none;
+//!   - `game` (optional): integer of at least 0 (or a whole float below
+//!     2^53), null where a row has none; such a row gets its row number
+//!     (from 0) as its game.
+//!
+//! Integer columns are 32 or 64 bits wide: pgntune's polars is built
+//! without 8- and 16-bit integers, and a file with them in these columns is
+//! refused, naming the column. The file is read one row group at a time.
+//! With polars in Python (pyarrow: `pq.write_table(table.replace_schema_metadata({"pgntune.trace": header}), path)`):
+//!
+//! ```python
+//! import polars as pl
+//!
+//! header = "# pgntune trace\n# term pawn tapered 82 94\n# term tempo single 20\n"
+//! pl.DataFrame({
+//!     "result": [1.0, 0.5],
+//!     "phase": [24, 11],
+//!     "eval": [None, 35.0],
+//!     "game": [1, 7],
+//!     "terms": [[1, 2], [1]],      # counting from 1
+//!     "coefs": [[1, 1], [-2]],
+//! }).write_parquet("positions.parquet", metadata={"pgntune.trace": header})
+//! ```
 
 use std::io::{BufRead, Write};
 use std::path::Path;
