@@ -216,4 +216,9 @@ fn bad_parquet_traces_are_refused_with_one_line() {
         assert_eq!(err.lines().count(), 1, "case {i}: {err}");
         assert!(err.contains(&format!("{name}: {wanted}")), "case {i}: {err}");
     }
+    // On standard input too (a Parquet trace told by its metadata there as well).
+    let out =
+        pgntune_in(d).args(["fit", "-"]).write_stdin(std::fs::read(d.join("bad1.parquet")).unwrap()).assert().code(2).get_output().stderr.clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("standard input: row 2: term index 2 is beyond") && err.lines().count() == 1, "{err}");
 }
