@@ -1,7 +1,7 @@
 //! Reading datasets back: every format `pgntune extract` writes (`.mat`,
 //! `.csv`, `.tsv`, dense or sparse `.parquet`, Octave text, `.ijv`
 //! triplets, `.svm` LIBSVM lines, `.epd`), pgnlearn's own `.mat` files,
-//! and other engines' traces ([`super::trace`]).
+//! and other engines' traces, text or Parquet ([`super::trace`]).
 //!
 //! Readers turn each file into rows of non-zero `(column, value)` pairs
 //! with a result, a game id and an optional evaluation label, and hand
@@ -120,6 +120,7 @@ enum Kind {
     Svm,
     Epd,
     Trace,
+    ParquetTrace,
 }
 
 /// Tells the format from the extension, and Octave's text format by its
@@ -132,11 +133,12 @@ fn kind_of(path: &Path) -> Result<Kind, DatasetError> {
     if head.starts_with(b"# Created by") || head.starts_with(b"# name:") {
         return Ok(Kind::Octave);
     }
+    if head.starts_with(b"PAR1") {
+        // A trace by its metadata, whatever the file's name.
+        return Ok(if super::trace::is_parquet_trace(path)? { Kind::ParquetTrace } else { Kind::Parquet });
+    }
     if head.starts_with(super::trace::HEADER.as_bytes()) || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("trace")) {
         return Ok(Kind::Trace);
-    }
-    if head.starts_with(b"PAR1") {
-        return Ok(Kind::Parquet);
     }
     use super::format::Format;
     Ok(match Format::from_path(path) {
@@ -163,10 +165,11 @@ fn read_all(paths: &[impl AsRef<Path>], options: &LoadOptions, consumer: &mut dy
             Kind::Octave => read_octave(path, consumer, &mut games)?,
             Kind::Delimited(sep) => read_delimited(path, sep, consumer, &mut games)?,
             Kind::Parquet => read_parquet(path, consumer, &mut games)?,
-            Kind::Triplets | Kind::Svm | Kind::Trace => {
+            Kind::Triplets | Kind::Svm | Kind::Trace | Kind::ParquetTrace => {
                 let base = games.offset;
                 let read = match kind {
                     Kind::Svm => read_svm,
+                    Kind::ParquetTrace => super::trace::read_parquet_trace,
                     Kind::Trace => super::trace::read_trace,
                     _ => read_triplets,
                 };
@@ -536,6 +539,6 @@ impl Consumer for PositionConsumer {
 }
 
 mod delimited;
-mod parquet;
+pub(in crate::dataset) mod parquet;
 #[cfg(test)]
 mod tests;

@@ -47,6 +47,47 @@
 //!
 //! Rows are read in batches and stored as pgntune's own training
 //! positions, two bytes a term: millions of positions fit in a few GB.
+//!
+//! # The Parquet format
+//!
+//! The same content in a Parquet file ([`read_parquet_trace`],
+//! [`write_parquet_trace`]), told from other Parquet files by its
+//! key-value metadata, whatever the file's name:
+//!
+//! * metadata key `pgntune.trace` ([`KEY`]): the header, the text format's
+//!   header lines (`# pgntune trace`, `# term`, `# hold`, comments) joined
+//!   by newlines, without rows;
+//! * one row a position, in the columns (others are ignored):
+//!   - `result`: float or integer, white's score `1`, `0.5` or `0`;
+//!   - `phase`: integer (or whole float) from 0 to 24;
+//!   - `terms`: list of integers, the term indices counting from 1 in header
+//!     order (as `INDEX` in the text);
+//!   - `coefs`: list of integers from −32768 to 32767, their coefficients,
+//!     as long as `terms`; an empty pair of lists is a row without terms;
+//!   - `eval` (optional): float, the label in centipawns from white's view,
+//!     null (or NaN) where a row has none;
+//!   - `game` (optional): integer of at least 0 (or a whole float below
+//!     2^53), null where a row has none; such a row gets its row number
+//!     (from 0) as its game.
+//!
+//! Integer columns are 32 or 64 bits wide: pgntune's polars is built
+//! without 8- and 16-bit integers, and a file with them in these columns is
+//! refused, naming the column. The file is read one row group at a time.
+//! With polars in Python (pyarrow: `pq.write_table(table.replace_schema_metadata({"pgntune.trace": header}), path)`):
+//!
+//! ```python
+//! import polars as pl
+//!
+//! header = "# pgntune trace\n# term pawn tapered 82 94\n# term tempo single 20\n"
+//! pl.DataFrame({
+//!     "result": [1.0, 0.5],
+//!     "phase": [24, 11],
+//!     "eval": [None, 35.0],
+//!     "game": [1, 7],
+//!     "terms": [[1, 2], [1]],      # counting from 1
+//!     "coefs": [[1, 1], [-2]],
+//! }).write_parquet("positions.parquet", metadata={"pgntune.trace": header})
+//! ```
 
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -56,6 +97,10 @@ use super::{DatasetError, GameResult, RowBatch};
 use crate::atomic::{AtomicFile, OutputError};
 use crate::features::custom::{CustomTerm, CustomTerms, SINGLE, TAPERED};
 use crate::features::{FeatureLayout, TermColumns, TermValue};
+
+mod parquet;
+
+pub use self::parquet::{KEY, is_parquet_trace, read_parquet_trace, write_parquet_trace};
 
 /// The first line of every trace (and how one is recognised).
 pub const HEADER: &str = "# pgntune trace";
@@ -202,6 +247,45 @@ pub fn read_trace(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -
     // Also when empty: the consumer learns the layout.
     sink(&layout, &batch)?;
     Ok(())
+}
+
+/// The layout of a header given as text (a Parquet trace's metadata):
+/// the same lines as a text trace's header, without rows. An error names
+/// the header's line.
+pub(crate) fn parse_header(text: &str) -> Result<FeatureLayout, String> {
+    let mut declared = Vec::new();
+    let mut holds: Vec<(usize, String)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |m: String| format!("line {}: {m}", n + 1);
+        if n == 0 {
+            if !line.starts_with(HEADER) {
+                return Err(at(format!("no '{HEADER}' header")));
+            }
+            continue;
+        }
+        let Some(comment) = line.strip_prefix('#') else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(at("not a '#' line (the header holds no rows)".into()));
+        };
+        if let Some(rest) = comment.trim_start().strip_prefix("term ") {
+            if !holds.is_empty() {
+                return Err(at("a '# term' line after a '# hold' line (the terms come first)".into()));
+            }
+            declared.push(parse_term(rest).map_err(at)?);
+        } else if let Some(rest) = comment.trim_start().strip_prefix("hold ") {
+            holds.push((n + 1, rest.to_string()));
+        }
+    }
+    if declared.is_empty() {
+        return Err(format!("no '# term' line (the header declares the terms: '# term NAME {TAPERED}|{SINGLE} VALUES')"));
+    }
+    let terms = terms_of(declared, &holds).map_err(|(line, e)| match line {
+        Some(line) => format!("line {line}: {e}"),
+        None => e,
+    })?;
+    Ok(FeatureLayout::custom(terms))
 }
 
 /// The declared terms with their held sums (`# hold NAME COLUMN...`);

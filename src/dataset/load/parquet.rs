@@ -22,6 +22,14 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
     let metadata = reader.get_metadata().map_err(polars_err)?.clone();
     let names: Vec<String> = reader.schema().map_err(polars_err)?.iter_names().map(|n| n.to_string()).collect();
     let has = |name: &str| names.iter().any(|n| n == name);
+    if has("terms") && has("coefs") {
+        // A trace is told by its header: without it, the terms have no names.
+        let key = crate::dataset::trace::KEY;
+        return Err(invalid(
+            path,
+            format!("'terms' and 'coefs' columns without the '{key}' metadata (a Parquet trace's header: its '# term' lines)"),
+        ));
+    }
     if !has("result") {
         return Err(invalid(path, "no numeric 'result' column"));
     }
@@ -149,7 +157,7 @@ impl RowsOf<'_> {
 /// one (ids past 2^53 have no exact float: read as floats, games merged),
 /// a float column must hold whole values below 2^53. A missing value is no
 /// id; a negative or fractional one is an error naming its row.
-fn game_column(frame: &DataFrame, path: &Path, first: usize) -> Result<Vec<Option<u64>>, DatasetError> {
+pub(in crate::dataset) fn game_column(frame: &DataFrame, path: &Path, first: usize) -> Result<Vec<Option<u64>>, DatasetError> {
     let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
     let column = frame.column("game").map_err(polars_err)?;
     let bad = |i: usize, message: String| invalid(path, format!("row {}: {message}", first + i + 1));
