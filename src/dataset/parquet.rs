@@ -24,6 +24,10 @@
 
 mod encoders;
 
+/// The key-value metadata key holding a Parquet trace's header (see
+/// `dataset::trace`); here, below the readers of both kinds of Parquet.
+pub const TRACE_KEY: &str = "pgntune.trace";
+
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;

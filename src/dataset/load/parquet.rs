@@ -24,7 +24,7 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
     let has = |name: &str| names.iter().any(|n| n == name);
     if has("terms") && has("coefs") {
         // A trace is told by its header: without it, the terms have no names.
-        let key = crate::dataset::trace::KEY;
+        let key = crate::dataset::parquet::TRACE_KEY;
         return Err(invalid(
             path,
             format!("'terms' and 'coefs' columns without the '{key}' metadata (a Parquet trace's header: its '# term' lines)"),

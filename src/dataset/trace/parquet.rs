@@ -16,8 +16,9 @@ use crate::dataset::{DatasetError, GameResult, RowBatch};
 use crate::features::{FeatureLayout, TermValue};
 
 /// The key-value metadata key holding a Parquet trace's header (and
-/// telling a Parquet trace from other Parquet files).
-pub const KEY: &str = "pgntune.trace";
+/// telling a Parquet trace from other Parquet files). Defined beside the
+/// Parquet writer, below both readers: the dataset reader names it too.
+pub use crate::dataset::parquet::TRACE_KEY as KEY;
 
 /// Rows per row group written.
 const ROW_GROUP: usize = if cfg!(test) { 3 } else { 1 << 16 };
