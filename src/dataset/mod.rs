@@ -17,6 +17,7 @@ pub(crate) mod number_text;
 mod octave;
 pub mod parquet;
 pub mod positions;
+mod recognise;
 pub mod score_table;
 pub mod stdin;
 pub mod svm;

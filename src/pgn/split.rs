@@ -29,7 +29,10 @@ use serde::{Deserialize, Serialize};
 use super::extract::{ExtractConfig, ExtractError, Problem, Progress, Tap, read_games_tapped};
 use super::input::{ByteCounters, InputSource};
 use super::record::GameRecord;
-use crate::atomic::{AtomicFile, OutputError, OutputKind, OutputPlan, PlanError, StagedFile};
+use crate::atomic::{AtomicFile, OutputError, OutputPlan, PlanError, StagedFile};
+
+mod output;
+pub use output::SplitOutput;
 
 /// The manifest's name in the shard folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -219,7 +222,7 @@ impl ShardFile {
     fn create(dir: &Path, shard: u64, first_game: u64, compression: ShardCompression, plan: &mut OutputPlan) -> Result<ShardFile, SplitError> {
         let file = format!("shard-{shard:05}{}", compression.extension());
         let path = dir.join(&file);
-        plan.output(&path, OutputKind::Shard)?;
+        plan.output(&path, SplitOutput::Shard)?;
         let out = AtomicFile::create(&path)?;
         let io = |source| SplitError::Io { path: path.clone(), source };
         let sink = match compression {
@@ -282,7 +285,7 @@ fn ends_cleanly(text: &[u8]) -> bool {
 /// manifest's shard files.
 fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<String>, SplitError> {
     let manifest = config.out_dir.join(MANIFEST);
-    plan.output(&manifest, OutputKind::SplitManifest)?;
+    plan.output(&manifest, SplitOutput::Manifest)?;
     let earlier = Manifest::load(&manifest).map(|m| m.shards.into_iter().map(|s| s.file).collect()).unwrap_or_default();
     let entries = std::fs::read_dir(&config.out_dir).map_err(|source| SplitError::Io { path: config.out_dir.clone(), source })?;
     for entry in entries {
@@ -296,7 +299,7 @@ fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<Strin
                     probe.input(path);
                 }
             }
-            probe.output(&entry.path(), OutputKind::Shard)?;
+            probe.output(&entry.path(), SplitOutput::Shard)?;
         }
     }
     Ok(earlier)
