@@ -130,8 +130,7 @@ impl Manifest {
     /// Reads a manifest (checking its format).
     pub fn load(path: &Path) -> Result<Manifest, SplitError> {
         let text = std::fs::read_to_string(path).map_err(|source| SplitError::Io { path: path.to_path_buf(), source })?;
-        let manifest: Manifest =
-            serde_json::from_str(&text).map_err(|e| SplitError::Manifest { path: path.to_path_buf(), message: e.to_string() })?;
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|source| SplitError::ManifestJson { path: path.to_path_buf(), source })?;
         if manifest.format != MANIFEST_FORMAT {
             return Err(SplitError::Manifest { path: path.to_path_buf(), message: format!("format '{}', not '{MANIFEST_FORMAT}'", manifest.format) });
         }
@@ -190,13 +189,22 @@ pub enum SplitError {
         #[source]
         source: std::io::Error,
     },
-    /// A manifest that is not one.
+    /// A manifest that is not one (its format is another).
     #[error("{}: not a pgntune split manifest: {message}", path.display())]
     Manifest {
         /// The file.
         path: PathBuf,
         /// Why.
         message: String,
+    },
+    /// A manifest whose JSON cannot be read or written.
+    #[error("{}: not a pgntune split manifest: {source}", path.display())]
+    ManifestJson {
+        /// The file.
+        path: PathBuf,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
     },
     /// No games per shard.
     #[error("a shard needs at least one game")]
@@ -496,8 +504,7 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
         shards: entries,
     };
     let manifest_path = config.out_dir.join(MANIFEST);
-    let mut text =
-        serde_json::to_string_pretty(&manifest).map_err(|e| SplitError::Manifest { path: manifest_path.clone(), message: e.to_string() })?;
+    let mut text = serde_json::to_string_pretty(&manifest).map_err(|source| SplitError::ManifestJson { path: manifest_path.clone(), source })?;
     text.push('\n');
     let mut manifest_file = AtomicFile::create(&manifest_path)?;
     manifest_file.write_all(text.as_bytes()).map_err(|source| SplitError::Io { path: manifest_path.clone(), source })?;
