@@ -30,7 +30,7 @@ use tempfile::NamedTempFile;
 
 pub use cleanup::{Registration, register, register_folder, registered, remove_on_signals};
 pub use plan::{Destination, OutputPlan, PlanError, repeated_file};
-pub use recognise::{FIGURE_PNG_MARK, FIGURE_SVG_MARK, OutputKind};
+pub use recognise::{FIGURE_PNG_MARK, FIGURE_SVG_MARK, HEAD_BYTES, OutputKind, Recognise, complete_lines, contains, head};
 
 /// The name that means standard output.
 pub const STDOUT: &str = "-";

@@ -73,11 +73,10 @@
 //! atomic features fen plural stats
 //! ```
 //!
-//! One exception is still open (issue 34): [`atomic`]'s recognition of
-//! earlier outputs ([`atomic::OutputKind`]) knows the dataset formats, the
-//! split manifest and the weights file's mark, three floors up. The test
-//! lists these uses and fails once one of them is gone, so that the list
-//! only shrinks.
+//! [`atomic`] stands at the bottom and still tells an earlier output from
+//! a file of the user's: it asks a [`atomic::Recognise`], and the modules
+//! above bring their own kinds (the dataset formats, the weights file, the
+//! split shards and manifest, self-play games).
 
 pub mod analysis;
 pub mod atomic;

@@ -44,6 +44,9 @@ use crate::atomic::{AtomicFile, OutputError};
 use crate::features::custom::{CustomTerms, CustomTermsError, TRACE_SPEC};
 use crate::features::{FeatureLayout, FeatureSet, UnknownFeatureSet};
 
+mod output;
+pub use output::WeightsOutput;
+
 /// The version of the weight-file format this build writes. Format 2 gives
 /// a tapered column's weight as the term's full middlegame (or endgame)
 /// value; format 1 (read too) gave it per unit of `count × phase`, 24 times

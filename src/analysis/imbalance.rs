@@ -74,13 +74,12 @@ use covariance::{Covariances, covariances, variance, wald};
 use models::{Fitted, fit_model};
 use reference::{ENDGAME, MIDDLEGAME, Reference};
 
+use super::error::AnalyzeError;
 use super::run::ReadObserver;
-use crate::dataset::DatasetError;
 use crate::dataset::positions::Positions;
 use crate::features::{FeatureLayout, FeatureSet};
 use crate::fit::DrawMode;
-use crate::fit::sparse::{StopReason, TuneError, scale};
-use crate::pgn::extract::ExtractError;
+use crate::fit::sparse::{StopReason, scale};
 use crate::pgn::{ExtractConfig, ExtractStats};
 use crate::stats::{Z_95, normal_cdf};
 
@@ -133,47 +132,6 @@ pub struct ImbalanceConfig {
     pub compare: bool,
     /// The fits.
     pub fit: FitOptions,
-}
-
-/// Why the analysis failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ImbalanceError {
-    /// Reading a PGN input failed.
-    #[error(transparent)]
-    Extract(#[from] ExtractError),
-    /// Reading a dataset failed.
-    #[error(transparent)]
-    Dataset(#[from] DatasetError),
-    /// An input is not usable.
-    #[error("{input}: {reason}")]
-    Input {
-        /// The input.
-        input: String,
-        /// Why.
-        reason: String,
-    },
-    /// The configuration is not usable.
-    #[error("{0}")]
-    Invalid(String),
-    /// A collection's positions do not allow the analysis.
-    #[error("{collection}: {reason}")]
-    Data {
-        /// The collection.
-        collection: String,
-        /// Why.
-        reason: String,
-    },
-    /// A fit failed.
-    #[error("{collection}: fitting the {model} model: {source}")]
-    Tune {
-        /// The collection.
-        collection: String,
-        /// Which model.
-        model: String,
-        /// The tuner's error.
-        #[source]
-        source: TuneError,
-    },
 }
 
 /// A value with its standard errors: the model's and clustered by game.
@@ -351,17 +309,17 @@ fn test_definitions(columns: &[String]) -> Vec<(&'static str, &'static str, Vec<
 
 /// Fits the material and the imbalance models to `positions` (whose layout
 /// must be [`LAYOUT`]'s) and derives the tests, effects and values.
-pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOptions) -> Result<CollectionFit, ImbalanceError> {
-    let data = |reason: String| ImbalanceError::Data { collection: name.to_string(), reason };
+pub fn fit_collection(name: &str, positions: Arc<Positions>, options: &FitOptions) -> Result<CollectionFit, AnalyzeError> {
+    let data = |reason: String| AnalyzeError::Data { collection: name.to_string(), reason };
     let tuning = |model: &str| {
         let model = model.to_string();
-        move |source| ImbalanceError::Tune { collection: name.to_string(), model, source }
+        move |source| AnalyzeError::Tune { collection: name.to_string(), model, source }
     };
     let draws = match options.draws {
         DrawMode::Exclude => "exclude",
         DrawMode::Half => "half",
         DrawMode::Ordinal => {
-            return Err(ImbalanceError::Invalid(
+            return Err(AnalyzeError::Invalid(
                 "the imbalance analysis fits decisive games (--draws exclude) or draws as half points (--draws half), not ordinal".into(),
             ));
         }
@@ -579,13 +537,13 @@ pub struct ImbalanceReport {
 
 /// Runs the analysis: reads, fits every collection, compares. `stage` hears
 /// what is being done (for a person waiting).
-pub fn run(config: &ImbalanceConfig, observer: &dyn ReadObserver, stage: &dyn Fn(&str)) -> Result<ImbalanceReport, ImbalanceError> {
+pub fn run(config: &ImbalanceConfig, observer: &dyn ReadObserver, stage: &dyn Fn(&str)) -> Result<ImbalanceReport, AnalyzeError> {
     let collections = read(config, observer)?;
     let mut fits = Vec::new();
     let mut reads = Vec::new();
     for collection in collections {
         if collection.positions.is_empty() {
-            return Err(ImbalanceError::Data { collection: collection.name, reason: "no positions".into() });
+            return Err(AnalyzeError::Data { collection: collection.name, reason: "no positions".into() });
         }
         stage(&format!(
             "{}: fitting the material and imbalance models and 6 smaller ones on {} positions",

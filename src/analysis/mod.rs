@@ -6,6 +6,7 @@
 //! call: inputs read and grouped, everything fitted, one report.
 
 pub mod curve;
+mod error;
 pub mod groups;
 pub mod imbalance;
 pub mod plots;

@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::AnalysisError;
 use super::curve::{Scale, ScoreCurve, score_curve};
+pub use super::error::AnalyzeError;
 use super::groups::{ELO_BANDS, GroupFit, GroupKey, compare, fit_groups};
 use super::plots::{self, ConvergencePlot, GroupComparisonPlot, GroupValues, PlotError, ScoreCurvePlot, ScorePoint};
-use crate::dataset::DatasetError;
-use crate::fit::{DrawMode, FitConfig, FitError, FitReport, MergedRows, RowMerger, fit};
-use crate::pgn::extract::{ExtractError, Progress};
+use crate::fit::{DrawMode, FitConfig, FitReport, MergedRows, RowMerger, fit};
+use crate::pgn::extract::Progress;
 use crate::pgn::{ExtractConfig, ExtractStats, InputSource, extract};
 
 /// How rows are grouped for per-group fits.
@@ -92,54 +91,6 @@ pub struct AnalyzeReport {
     pub groups: Option<GroupTable>,
     /// Fits under each draw model, when asked for (and not grouped).
     pub draw_models: Option<GroupTable>,
-}
-
-/// Why an analysis failed.
-#[derive(Debug, thiserror::Error)]
-pub enum AnalyzeError {
-    /// Reading a PGN input failed.
-    #[error(transparent)]
-    Extract(#[from] ExtractError),
-    /// Reading a dataset failed.
-    #[error(transparent)]
-    Dataset(#[from] DatasetError),
-    /// An input is not usable.
-    #[error("{input}: {reason}")]
-    Input {
-        /// The input.
-        input: String,
-        /// Why.
-        reason: String,
-    },
-    /// An input holds no PGN game.
-    #[error("{0}: no PGN game found (not a PGN file?)")]
-    NoGames(String),
-    /// Nothing to analyse.
-    #[error("no rows to analyse{}", .player.as_ref().map_or(String::new(), |p| format!(" (no game of '{p}')")))]
-    NoRows {
-        /// The player filter, if any.
-        player: Option<String>,
-    },
-    /// No game has the tags a grouping needs.
-    #[error("--group-by {key}: no game has the tag {tags}")]
-    NoTag {
-        /// The grouping.
-        key: String,
-        /// The tags it reads.
-        tags: String,
-    },
-    /// Too many games in one input to tell apart.
-    #[error("{0}: more than 2^40 games in one input")]
-    TooManyGames(String),
-    /// The curve could not be made.
-    #[error(transparent)]
-    Curve(#[from] AnalysisError),
-    /// The fit of all games failed.
-    #[error("fitting all rows: {0}")]
-    Fit(#[source] FitError),
-    /// A figure could not be drawn.
-    #[error(transparent)]
-    Plot(#[from] PlotError),
 }
 
 /// Game ids of different inputs must differ (each input numbers its games

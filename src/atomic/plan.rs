@@ -12,12 +12,12 @@
 //! * a pipe or a device is written as a stream;
 //! * a regular file's folder must exist and be writable, and an existing
 //!   non-empty file is replaced only if it is an earlier output of the same
-//!   kind (see [`OutputKind::recognises`]) or with `--force`.
+//!   kind (see [`Recognise::recognises`]) or with `--force`.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::{OutputKind, is_stdout, resolve_links};
+use super::{Recognise, is_stdout, resolve_links};
 
 /// Which file a path names: its device and inode when it exists, else the
 /// canonical folder and the name it would have.
@@ -212,7 +212,7 @@ impl OutputPlan {
     }
 
     /// Checks the output `path`, which will hold `kind`, and says where it goes.
-    pub fn output(&mut self, path: &Path, kind: OutputKind) -> Result<Destination, PlanError> {
+    pub fn output(&mut self, path: &Path, kind: impl Recognise) -> Result<Destination, PlanError> {
         let shown = name(path);
         if is_stdout(path) {
             if !self.stdout_allowed {
@@ -307,6 +307,7 @@ impl OutputPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atomic::OutputKind;
     use crate::dataset::Format;
 
     #[test]
@@ -321,7 +322,7 @@ mod tests {
         assert!(matches!(plan.output(&pgn, OutputKind::ScoreTable), Err(PlanError::SameAsInput { .. })));
         assert!(matches!(plan.output(&link, OutputKind::ScoreTable), Err(PlanError::SameAsInput { .. })), "a link to the input");
         let out = dir.path().join("new.csv");
-        assert_eq!(plan.output(&out, OutputKind::Dataset(Format::Csv)).unwrap(), Destination::File);
+        assert_eq!(plan.output(&out, Format::Csv).unwrap(), Destination::File);
         let again = dir.path().join(".").join("new.csv");
         assert!(matches!(plan.output(&again, OutputKind::ScoreTable), Err(PlanError::SameAsOutput { .. })), "the same new file by another name");
     }
@@ -331,18 +332,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mine = dir.path().join("mine.csv");
         std::fs::write(&mine, "name,score\nx,1\n").unwrap();
-        let err = OutputPlan::new(false).output(&mine, OutputKind::Dataset(Format::Csv)).unwrap_err();
+        let err = OutputPlan::new(false).output(&mine, Format::Csv).unwrap_err();
         assert!(err.to_string().contains("pass --force"), "{err}");
-        assert!(OutputPlan::new(true).output(&mine, OutputKind::Dataset(Format::Csv)).is_ok());
+        assert!(OutputPlan::new(true).output(&mine, Format::Csv).is_ok());
         let rows = dir.path().join("rows.csv");
         std::fs::write(&rows, "P,N,B,R,Q,result,game,ply\n").unwrap();
         // Written by hand: the user's. Written by pgntune: its mark says so.
-        assert!(OutputPlan::new(false).output(&rows, OutputKind::Dataset(Format::Csv)).is_err());
+        assert!(OutputPlan::new(false).output(&rows, Format::Csv).is_err());
         crate::atomic::AtomicFile::write_all(&rows, b"P,N,B,R,Q,result,game,ply\n").unwrap();
-        assert!(OutputPlan::new(false).output(&rows, OutputKind::Dataset(Format::Csv)).is_ok());
+        assert!(OutputPlan::new(false).output(&rows, Format::Csv).is_ok());
         let empty = dir.path().join("empty.csv");
         std::fs::write(&empty, "").unwrap();
-        assert!(OutputPlan::new(false).output(&empty, OutputKind::Dataset(Format::Csv)).is_ok());
+        assert!(OutputPlan::new(false).output(&empty, Format::Csv).is_ok());
     }
 
     #[test]

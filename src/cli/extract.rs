@@ -237,19 +237,19 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
         };
         // Options a format would drop without a word.
         if !config.tags.is_empty() && !format.keeps_tags() {
-            bail!("{}: --tags: {} holds no tags; write .csv, .tsv or .parquet", path.display(), OutputKind::Dataset(format).describe());
+            bail!("{}: --tags: {} holds no tags; write .csv, .tsv or .parquet", path.display(), format.describe());
         }
         if config.labels && !format.keeps_evals() {
             bail!(
                 "{}: --eval-labels: {} holds no evaluation labels; write .csv, .tsv, .parquet, .ijv, .svm or .epd",
                 path.display(),
-                OutputKind::Dataset(format).describe()
+                format.describe()
             );
         }
         if args.fen && !format.keeps_fens() {
-            bail!("{}: --fen: {} holds no FENs; write .csv, .tsv, .parquet or .epd", path.display(), OutputKind::Dataset(format).describe());
+            bail!("{}: --fen: {} holds no FENs; write .csv, .tsv, .parquet or .epd", path.display(), format.describe());
         }
-        plan.output(path, OutputKind::Dataset(format))?;
+        plan.output(path, format)?;
     }
     if let Some(path) = &args.score_table {
         plan.output(path, OutputKind::ScoreTable)?;

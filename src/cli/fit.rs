@@ -129,7 +129,7 @@ impl FitArgs {
     /// and adds them to `plan`.
     pub fn plan_outputs(&self, plan: &mut OutputPlan) -> Result<()> {
         if let Some(path) = &self.weights_out {
-            plan.output(path, OutputKind::Weights)?;
+            plan.output(path, crate::weights::WeightsOutput)?;
         }
         if let Some(path) = &self.trace {
             plan.output(path, OutputKind::Trace)?;

@@ -92,7 +92,7 @@ pub fn read_positions(path: &Path) -> Result<Positions, DatasetError> {
                 builder.escape(Some(b'\\')).double_quote(false);
             }
             let mut reader = builder.from_reader(BufReader::new(super::text::open(path).map_err(io)?));
-            let csv_err = |e: csv::Error| invalid(path, super::text::csv_message(&e));
+            let csv_err = |e: csv::Error| super::text::csv_error(path, e);
             let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
             let col = |name: &str| header.iter().position(|h| h == name);
             let fen_col = col("fen").ok_or_else(|| invalid(path, "no 'fen' column (extract with --fen, or use EPD)"))?;

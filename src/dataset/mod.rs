@@ -17,6 +17,7 @@ pub(crate) mod number_text;
 mod octave;
 pub mod parquet;
 pub mod positions;
+mod recognise;
 pub mod score_table;
 pub mod stdin;
 pub mod svm;
@@ -65,6 +66,21 @@ pub enum DatasetError {
         path: String,
         /// What is wrong, with line or row number when known.
         message: String,
+    },
+    /// A CSV or TSV file the csv crate could not read: the message is one
+    /// line ([`text::csv_message`]), and the csv crate's error is kept as
+    /// the source where the message is its own text. A line that is not
+    /// UTF-8 is named so instead, without the crate's record and byte
+    /// indices, so that error has no source.
+    #[error("{path}: {message}")]
+    Csv {
+        /// The file.
+        path: String,
+        /// What is wrong, with the line number when known.
+        message: String,
+        /// The csv crate's error.
+        #[source]
+        source: Option<csv::Error>,
     },
     /// An error from polars (Parquet).
     #[error("{path}: {source}")]

@@ -14,8 +14,9 @@ use crate::features::{FeatureLayout, TermColumns, TermValue};
 
 use super::{GameResult, RowBatch};
 
-/// The largest term index the packed format holds.
-pub const MAX_PACKED_TERMS: usize = 1 << 12;
+/// The largest term index the packed format holds (kept beside the custom
+/// terms, which are refused beyond it, on the floor below).
+pub use crate::features::custom::MAX_PACKED_TERMS;
 
 const VALUE_BITS: u32 = 4;
 const VALUE_MIN: i32 = -(1 << (VALUE_BITS - 1));

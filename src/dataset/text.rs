@@ -122,6 +122,15 @@ pub fn csv_message(error: &csv::Error) -> String {
     }
 }
 
+/// A CSV reader's error on `path`, as [`DatasetError::Csv`](super::DatasetError::Csv): the
+/// message of [`csv_message`], and the error itself as the source unless
+/// the message replaces its text (a line that is not UTF-8).
+pub fn csv_error(path: &std::path::Path, error: csv::Error) -> super::DatasetError {
+    let message = csv_message(&error);
+    let rewritten = matches!(error.kind(), csv::ErrorKind::Utf8 { pos: Some(_), .. });
+    super::DatasetError::Csv { path: path.display().to_string(), message, source: (!rewritten).then_some(error) }
+}
+
 /// Opens `path` for reading as a text dataset.
 pub fn open(path: &std::path::Path) -> io::Result<TextReader<std::fs::File>> {
     std::fs::File::open(path).map(TextReader::new)

@@ -15,6 +15,10 @@ use super::{FeatureLayout, TermColumns};
 /// `features` list of weights tuned on a trace.
 pub const TRACE_SPEC: &str = "trace";
 
+/// The largest term index in-memory training positions pack (see
+/// `dataset::positions`): custom terms beyond it are refused.
+pub const MAX_PACKED_TERMS: usize = 1 << 12;
+
 /// The mark of a tapered term (a middlegame and an endgame value).
 pub const TAPERED: &str = "tapered";
 /// The mark of an untapered term (one value).
@@ -63,7 +67,7 @@ pub enum CustomTermsError {
     #[error("column '{0}' would belong to two terms (a tapered term 'x' has the columns mg_x and eg_x)")]
     DuplicateColumn(String),
     /// More terms than training positions can index.
-    #[error("{0} terms; at most {max} are supported", max = crate::dataset::positions::MAX_PACKED_TERMS)]
+    #[error("{0} terms; at most {max} are supported", max = MAX_PACKED_TERMS)]
     TooMany(usize),
     /// A held sum names a column no term has.
     #[error("'{0}' is no column of the terms (a tapered term 'x' has the columns mg_x and eg_x)")]
@@ -87,7 +91,7 @@ impl CustomTerms {
         if terms.is_empty() {
             return Err(CustomTermsError::Empty);
         }
-        if terms.len() > crate::dataset::positions::MAX_PACKED_TERMS {
+        if terms.len() > MAX_PACKED_TERMS {
             return Err(CustomTermsError::TooMany(terms.len()));
         }
         let mut seen = std::collections::HashSet::new();

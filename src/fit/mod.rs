@@ -101,9 +101,9 @@ pub enum FitError {
     /// An option combination that does not make sense.
     #[error("{0}")]
     Invalid(String),
-    /// The solver failed.
+    /// The solver failed: argmin's error, kept as the source.
     #[error("the solver failed: {0}")]
-    Solver(String),
+    Solver(#[source] argmin::core::Error),
     /// The reference piece came out without a positive weight.
     #[error("the fitted weight of {REFERENCE} is {0:.3e}, not positive: values normalised to {REFERENCE} = 100 are meaningless")]
     Reference(f64),
@@ -217,7 +217,7 @@ impl Model {
             Model::Binary(p) => solve::solve(p, start, config),
             Model::Ordinal(p) => solve::solve(p, start, config),
         };
-        result.map_err(|e| FitError::Solver(e.to_string()))
+        result.map_err(FitError::Solver)
     }
 
     pub(crate) fn design(&self) -> &Design {

@@ -173,7 +173,7 @@ pub(crate) fn bootstrap(
         .collect();
     let thetas: Vec<Vec<f64>> = samples.into_iter().flatten().collect();
     if thetas.len() < 2 {
-        return Err(FitError::Solver("fewer than two bootstrap refits converged".into()));
+        return Err(FitError::Solver(argmin::core::Error::msg("fewer than two bootstrap refits converged")));
     }
     let values_ci95 = reference.map(|r| {
         let values: Vec<Vec<f64>> = thetas.iter().map(|t| t.iter().map(|v| 100.0 * v / t[r]).collect()).collect();

@@ -38,7 +38,7 @@ use serde::Serialize;
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, Position};
 
-use crate::atomic::{OutputKind, OutputPlan, PlanError};
+use crate::atomic::{OutputPlan, PlanError};
 use crate::dataset::fens::{PositionRow, read_positions};
 use crate::dataset::{DatasetError, Format, RowBatch, Schema, create_writer};
 use crate::engine::Score;
@@ -239,7 +239,7 @@ fn check(config: &LabelConfig) -> Result<Format, LabelError> {
         return Err(LabelError::Config(format!(
             "{}: {} holds no evaluation labels, which label writes; write .csv, .tsv, .parquet, .ijv, .svm or .epd",
             config.output.display(),
-            OutputKind::Dataset(format).describe()
+            format.describe()
         )));
     }
     Ok(format)
@@ -343,7 +343,7 @@ pub fn run(config: &LabelConfig, progress: &dyn LabelProgress) -> Result<LabelRe
     if let Some(file) = config.teacher.weights_file() {
         plan.input(file);
     }
-    plan.output(&config.output, OutputKind::Dataset(format))?;
+    plan.output(&config.output, format)?;
     // `-` is standard input, copied to a file only now that the outputs
     // are known to be fine (a pipe is read once).
     let spooled = if crate::atomic::is_stdout(&config.dataset) { Some(crate::dataset::stdin::spool_stdin()?) } else { None };
@@ -519,7 +519,7 @@ fn write_rows(
         report.warnings.push(format!(
             "{}: {} holds no tags: the tags of {} ({}) are not written",
             config.output.display(),
-            OutputKind::Dataset(format).describe(),
+            format.describe(),
             config.dataset.display(),
             dataset.tags.join(", ")
         ));

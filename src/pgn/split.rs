@@ -29,7 +29,10 @@ use serde::{Deserialize, Serialize};
 use super::extract::{ExtractConfig, ExtractError, Problem, Progress, Tap, read_games_tapped};
 use super::input::{ByteCounters, InputSource};
 use super::record::GameRecord;
-use crate::atomic::{AtomicFile, OutputError, OutputKind, OutputPlan, PlanError, StagedFile};
+use crate::atomic::{AtomicFile, OutputError, OutputPlan, PlanError, StagedFile};
+
+mod output;
+pub use output::SplitOutput;
 
 /// The manifest's name in the shard folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -127,8 +130,7 @@ impl Manifest {
     /// Reads a manifest (checking its format).
     pub fn load(path: &Path) -> Result<Manifest, SplitError> {
         let text = std::fs::read_to_string(path).map_err(|source| SplitError::Io { path: path.to_path_buf(), source })?;
-        let manifest: Manifest =
-            serde_json::from_str(&text).map_err(|e| SplitError::Manifest { path: path.to_path_buf(), message: e.to_string() })?;
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|source| SplitError::ManifestJson { path: path.to_path_buf(), source })?;
         if manifest.format != MANIFEST_FORMAT {
             return Err(SplitError::Manifest { path: path.to_path_buf(), message: format!("format '{}', not '{MANIFEST_FORMAT}'", manifest.format) });
         }
@@ -187,13 +189,22 @@ pub enum SplitError {
         #[source]
         source: std::io::Error,
     },
-    /// A manifest that is not one.
+    /// A manifest that is not one (its format is another).
     #[error("{}: not a pgntune split manifest: {message}", path.display())]
     Manifest {
         /// The file.
         path: PathBuf,
         /// Why.
         message: String,
+    },
+    /// A manifest whose JSON cannot be read or written.
+    #[error("{}: not a pgntune split manifest: {source}", path.display())]
+    ManifestJson {
+        /// The file.
+        path: PathBuf,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
     },
     /// No games per shard.
     #[error("a shard needs at least one game")]
@@ -219,7 +230,7 @@ impl ShardFile {
     fn create(dir: &Path, shard: u64, first_game: u64, compression: ShardCompression, plan: &mut OutputPlan) -> Result<ShardFile, SplitError> {
         let file = format!("shard-{shard:05}{}", compression.extension());
         let path = dir.join(&file);
-        plan.output(&path, OutputKind::Shard)?;
+        plan.output(&path, SplitOutput::Shard)?;
         let out = AtomicFile::create(&path)?;
         let io = |source| SplitError::Io { path: path.clone(), source };
         let sink = match compression {
@@ -282,7 +293,7 @@ fn ends_cleanly(text: &[u8]) -> bool {
 /// manifest's shard files.
 fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<String>, SplitError> {
     let manifest = config.out_dir.join(MANIFEST);
-    plan.output(&manifest, OutputKind::SplitManifest)?;
+    plan.output(&manifest, SplitOutput::Manifest)?;
     let earlier = Manifest::load(&manifest).map(|m| m.shards.into_iter().map(|s| s.file).collect()).unwrap_or_default();
     let entries = std::fs::read_dir(&config.out_dir).map_err(|source| SplitError::Io { path: config.out_dir.clone(), source })?;
     for entry in entries {
@@ -296,7 +307,7 @@ fn check_folder(config: &SplitConfig, plan: &mut OutputPlan) -> Result<Vec<Strin
                     probe.input(path);
                 }
             }
-            probe.output(&entry.path(), OutputKind::Shard)?;
+            probe.output(&entry.path(), SplitOutput::Shard)?;
         }
     }
     Ok(earlier)
@@ -493,8 +504,7 @@ fn write_shards(config: &SplitConfig, progress: &dyn Progress, mut plan: OutputP
         shards: entries,
     };
     let manifest_path = config.out_dir.join(MANIFEST);
-    let mut text =
-        serde_json::to_string_pretty(&manifest).map_err(|e| SplitError::Manifest { path: manifest_path.clone(), message: e.to_string() })?;
+    let mut text = serde_json::to_string_pretty(&manifest).map_err(|source| SplitError::ManifestJson { path: manifest_path.clone(), source })?;
     text.push('\n');
     let mut manifest_file = AtomicFile::create(&manifest_path)?;
     manifest_file.write_all(text.as_bytes()).map_err(|source| SplitError::Io { path: manifest_path.clone(), source })?;

@@ -141,6 +141,17 @@ pub enum OpeningError {
         /// Why.
         message: String,
     },
+    /// A position of an EPD suite is over (mate, stalemate, a draw by rule).
+    #[error("{path}: position {position}: {source}")]
+    Unplayable {
+        /// The file.
+        path: String,
+        /// The position, from 1.
+        position: usize,
+        /// What is over.
+        #[source]
+        source: BadOpening,
+    },
     /// An opening of a PGN suite ends in a finished game.
     #[error("{path}: game {game}: {source}; take fewer plies of each game")]
     Finished {
@@ -186,7 +197,7 @@ pub fn load(path: &Path, plies: usize) -> Result<Vec<Opening>, OpeningError> {
         match opening.check_playable() {
             Ok(()) => {}
             Err(source) if !is_epd => return Err(OpeningError::Finished { path: name, game: i + 1, source }),
-            Err(e) => return Err(OpeningError::Bad { path: name, what: format!("position {}", i + 1), message: e.to_string() }),
+            Err(source) => return Err(OpeningError::Unplayable { path: name, position: i + 1, source }),
         }
     }
     Ok(openings)

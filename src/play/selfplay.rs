@@ -13,7 +13,35 @@ use super::config::{MatchConfig, RunKind};
 use super::run::{Execution, PreparedFiles, RunError, prepare_resume};
 use super::state::MatchState;
 use super::tournament::{MatchError, Timing, play_match};
-use crate::atomic::{AtomicFile, Destination, OutputKind, OutputPlan, Registration, register};
+use crate::atomic::{AtomicFile, Destination, HEAD_BYTES, OutputKind, OutputPlan, Recognise, Registration, register};
+
+/// The games of `selfplay --out` (plain or compressed PGN) as an output:
+/// recognised by the event of its first game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SelfplayGames;
+
+impl Recognise for SelfplayGames {
+    fn describe(&self) -> &'static str {
+        "self-play games"
+    }
+
+    fn recognises(&self, path: &Path) -> bool {
+        crate::atomic::head(path).is_ok() && is_selfplay_pgn(path)
+    }
+}
+
+/// PGN (plain or compressed) whose first game was played by pgntune.
+fn is_selfplay_pgn(path: &Path) -> bool {
+    use std::io::Read;
+
+    use crate::pgn::input::{ByteCounters, InputSource, open};
+    let Ok(stream) = open(&InputSource::File(path.to_path_buf()), &ByteCounters::default()) else { return false };
+    let mut text = Vec::new();
+    if stream.reader.take(HEAD_BYTES).read_to_end(&mut text).is_err() && text.is_empty() {
+        return false;
+    }
+    text.starts_with(b"[Event \"pgntune selfplay\"]")
+}
 
 /// A new self-play run.
 #[derive(Clone, Debug)]
@@ -76,7 +104,7 @@ pub fn run_selfplay(start: SelfplayStart, execution: &Execution<'_>) -> Result<S
             for path in sp.config.input_files() {
                 plan.input(&path);
             }
-            let destination = plan.output(&sp.out, OutputKind::SelfplayGames)?;
+            let destination = plan.output(&sp.out, SelfplayGames)?;
             let (games, files) = if destination == Destination::File {
                 let (games, state) = working_files(&sp.out);
                 // The state first, as a match does: a file there that is no

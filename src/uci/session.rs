@@ -21,6 +21,17 @@ pub const MAX_HASH_MB: usize = 4_096;
 /// The largest accepted `Move Overhead`, in milliseconds.
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5_000;
 
+/// Why a move of a `position` command was rejected.
+#[derive(Debug, thiserror::Error)]
+pub enum MoveError {
+    /// Not UCI notation.
+    #[error(transparent)]
+    Unreadable(shakmaty::uci::ParseUciMoveError),
+    /// Not legal in the position.
+    #[error(transparent)]
+    Illegal(shakmaty::uci::IllegalUciMoveError),
+}
+
 /// A command the session could not carry out. Reported to the GUI as
 /// `info string`, never fatal.
 #[derive(Debug, thiserror::Error)]
@@ -30,8 +41,9 @@ pub enum SessionError {
     InvalidFen {
         /// The FEN as given.
         fen: String,
-        /// Why it was rejected.
-        reason: String,
+        /// Why it was rejected (shakmaty's FEN or position error).
+        #[source]
+        reason: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A move of a `position` command is unreadable or illegal.
     #[error("move '{text}' (move {number} of the list): {reason}; no position until the next valid 'position' command")]
@@ -41,7 +53,8 @@ pub enum SessionError {
         /// Its place in the move list, from 1.
         number: usize,
         /// Why it was rejected.
-        reason: String,
+        #[source]
+        reason: MoveError,
     },
     /// `setoption` for an option this engine does not have.
     #[error("unknown option '{0}'")]
@@ -104,9 +117,9 @@ impl Game {
     /// history; stops at the first that cannot be played.
     pub fn play(&mut self, moves: &[String]) -> Result<(), SessionError> {
         for (i, text) in moves.iter().enumerate() {
-            let illegal = |reason: String| SessionError::IllegalMove { text: text.clone(), number: i + 1, reason };
-            let uci: UciMove = text.parse().map_err(|e: shakmaty::uci::ParseUciMoveError| illegal(e.to_string()))?;
-            let m = uci.to_move(&self.position).map_err(|e| illegal(e.to_string()))?;
+            let illegal = |reason: MoveError| SessionError::IllegalMove { text: text.clone(), number: i + 1, reason };
+            let uci: UciMove = text.parse().map_err(|e| illegal(MoveError::Unreadable(e)))?;
+            let m = uci.to_move(&self.position).map_err(|e| illegal(MoveError::Illegal(e)))?;
             self.history.push(position_hash(&self.position));
             self.position.play_unchecked(m);
         }
@@ -152,9 +165,9 @@ impl Game {
 /// A FEN read as everywhere else in pgntune: standard castling, or
 /// Chess960 castling (Shredder-FEN, X-FEN) when the position needs it.
 fn parse_fen(text: &str) -> Result<Chess, SessionError> {
-    let invalid = |reason: String| SessionError::InvalidFen { fen: text.to_string(), reason };
-    let fen: Fen = text.parse().map_err(|e: shakmaty::fen::ParseFenError| invalid(e.to_string()))?;
-    crate::pgn::replay::position_from_fen(fen).map_err(|e| invalid(e.to_string()))
+    let invalid = |reason: Box<dyn std::error::Error + Send + Sync>| SessionError::InvalidFen { fen: text.to_string(), reason };
+    let fen: Fen = text.parse().map_err(|e: shakmaty::fen::ParseFenError| invalid(Box::new(e)))?;
+    crate::pgn::replay::position_from_fen(fen).map_err(|e| invalid(Box::new(e)))
 }
 
 /// The UCI options, as set so far.

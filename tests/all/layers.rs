@@ -15,14 +15,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Uses that do not keep to the layers yet, as (from, to, why). The test
-/// fails when one of them is gone, so that the list only shrinks.
-const KNOWN_UPWARD: &[(&str, &str, &str)] = &[
-    ("atomic", "dataset", "OutputKind::Dataset(Format) and the LIBSVM header (issue 34: the recogniser behind a trait)"),
-    ("atomic", "pgn", "OutputKind recognises split manifests and compressed self-play PGN (issue 34)"),
-    ("atomic", "weights", "OutputKind recognises the weights file's JSON mark (issue 34)"),
-];
-
 /// A module path: `["fit", "sparse", "run"]`; the crate root is empty.
 type ModulePath = Vec<String>;
 
@@ -412,10 +404,6 @@ fn module_edges(graph: &Graph) -> BTreeMap<(String, String), BTreeSet<PathBuf>> 
     out
 }
 
-fn known_upward(from: &str, to: &str) -> bool {
-    KNOWN_UPWARD.iter().any(|&(a, b, _)| a == from && b == to)
-}
-
 /// The floors of `src/lib.rs`'s module doc, lowest first.
 fn floors() -> Vec<Vec<String>> {
     let lib = std::fs::read_to_string(crate_dir().join("src/lib.rs")).expect("src/lib.rs");
@@ -436,7 +424,7 @@ fn describe(files: &BTreeSet<PathBuf>) -> String {
 fn modules_form_no_loop() {
     let edges = module_edges(&graph());
     let mut adjacency: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (from, to) in edges.keys().filter(|(a, b)| !known_upward(a, b)) {
+    for (from, to) in edges.keys() {
         adjacency.entry(from.clone()).or_default().insert(to.clone());
     }
     if let Some(cycle) = find_cycle(&adjacency) {
@@ -479,15 +467,12 @@ fn modules_keep_to_the_layers_of_lib_rs() {
     let mut wrong = Vec::new();
     for ((from, to), files) in &edges {
         let (a, b) = (floor_of(from).expect("listed"), floor_of(to).expect("listed"));
-        if b >= a && !known_upward(from, to) {
+        if b >= a {
             let way = if a == b { "beside it" } else { "above it" };
             wrong.push(format!("{from} uses {to}, {way} ({})", describe(files)));
         }
     }
     assert!(wrong.is_empty(), "uses that break the layers of src/lib.rs:\n{}", wrong.join("\n"));
-    for (from, to, why) in KNOWN_UPWARD {
-        assert!(edges.contains_key(&(from.to_string(), to.to_string())), "{from} no longer uses {to} ({why}): take it off KNOWN_UPWARD");
-    }
 }
 
 #[test]

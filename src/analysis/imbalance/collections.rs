@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ImbalanceConfig, ImbalanceError, LAYOUT, layout};
+use super::{AnalyzeError, ImbalanceConfig, LAYOUT, layout};
 use crate::analysis::run::{ReadObserver, is_dataset, stem};
 use crate::dataset::load::{LoadOptions, load_positions};
 use crate::dataset::positions::Positions;
@@ -50,9 +50,9 @@ pub fn pgn_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Reads the collections of `config`: PGN through extraction with the
 /// analysis' layout, datasets as they are (their columns must be the layout's).
-pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec<Collection>, ImbalanceError> {
+pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec<Collection>, AnalyzeError> {
     if config.compare && config.inputs.len() < 2 {
-        return Err(ImbalanceError::Invalid("comparing needs two inputs or more (one per collection)".into()));
+        return Err(AnalyzeError::Invalid("comparing needs two inputs or more (one per collection)".into()));
     }
     let read = ExtractConfig { layout: layout(), ..config.read.clone() };
     let groups: Vec<Vec<&String>> =
@@ -70,7 +70,7 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
                     let reason = format!(
                         "stores no phase, which the analysis needs; extract to .csv, .tsv or .parquet with --features {LAYOUT}, or give the PGN"
                     );
-                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                    return Err(AnalyzeError::Input { input: input.clone(), reason });
                 }
                 let options = LoadOptions { epd_layout: read.layout.clone(), strict: false };
                 let (positions, report) = load_positions(&[input], &options)?;
@@ -79,12 +79,12 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
                     let reason =
                         "holds merged rows (wins, draws and losses counts), which the imbalance analysis cannot count by game; extract the PGN"
                             .into();
-                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                    return Err(AnalyzeError::Input { input: input.clone(), reason });
                 }
                 if positions.layout() != &read.layout {
                     let reason =
                         format!("has the features '{}'; the analysis needs '{LAYOUT}' (extract with --features {LAYOUT})", positions.layout().spec());
-                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                    return Err(AnalyzeError::Input { input: input.clone(), reason });
                 }
                 // The unit is the pawn at the rows' mean phase: a row with
                 // equal material has no phase in its features, and taking
@@ -96,7 +96,7 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
                         report.without_phase,
                         positions.len()
                     );
-                    return Err(ImbalanceError::Input { input: input.clone(), reason });
+                    return Err(AnalyzeError::Input { input: input.clone(), reason });
                 }
                 collection.positions.append(&positions, base);
                 collection.files += 1;
@@ -104,9 +104,9 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
             }
             let path = Path::new(input);
             let sources: Vec<InputSource> = if input != "-" && path.is_dir() {
-                let files = pgn_files(path).map_err(|e| ImbalanceError::Input { input: input.clone(), reason: e.to_string() })?;
+                let files = pgn_files(path).map_err(|e| AnalyzeError::Input { input: input.clone(), reason: e.to_string() })?;
                 if files.is_empty() {
-                    return Err(ImbalanceError::Input { input: input.clone(), reason: "no PGN files in this folder".into() });
+                    return Err(AnalyzeError::Input { input: input.clone(), reason: "no PGN files in this folder".into() });
                 }
                 files.into_iter().map(InputSource::File).collect()
             } else {
@@ -121,7 +121,7 @@ pub fn read(config: &ImbalanceConfig, observer: &dyn ReadObserver) -> Result<Vec
                 Ok(())
             })?;
             if stats.found_no_game() {
-                return Err(ImbalanceError::Input { input: input.clone(), reason: "no PGN game found (not a PGN file?)".into() });
+                return Err(AnalyzeError::Input { input: input.clone(), reason: "no PGN game found (not a PGN file?)".into() });
             }
             collection.reads.push((input.clone(), stats));
         }

@@ -17,7 +17,7 @@ pub(super) fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, 
         builder.escape(Some(b'\\')).double_quote(false);
     }
     let mut reader = builder.from_reader(BufReader::with_capacity(1 << 16, file));
-    let csv_err = |e: csv::Error| invalid(path, crate::dataset::text::csv_message(&e));
+    let csv_err = |e: csv::Error| crate::dataset::text::csv_error(path, e);
     let header: Vec<String> = reader.headers().map_err(csv_err)?.iter().map(|h| h.trim().to_string()).collect();
     check_header(path, &header)?;
     let column = |name: &str| header.iter().position(|h| h == name);
@@ -145,7 +145,7 @@ fn read_counts<R: Read>(
     let (mut x, mut pairs) = (vec![0.0; width], Vec::new());
     let mut record = csv::ByteRecord::new();
     let mut line = 1u64;
-    while reader.read_byte_record(&mut record).map_err(|e| invalid(path, crate::dataset::text::csv_message(&e)))? {
+    while reader.read_byte_record(&mut record).map_err(|e| crate::dataset::text::csv_error(path, e))? {
         line += 1;
         let at = |msg: String| invalid(path, format!("line {line}: {msg}"));
         // Longer rows too: a field too many shifts every column after it.

@@ -144,8 +144,8 @@ fn fault_21_quiet_is_the_same_everywhere_and_octave_mat_is_read() {
     assert!(stderr(pgntune_in(d).args(["extract", "bad.pgn", "-o", "b2.csv"])).contains("games read 2"));
     for help in ["extract", "match", "selfplay", "openings", "fit", "tune", "analyze"] {
         let text = stdout_of(pgntune().args([help, "--help"]));
-        // `--positions MODE` chooses positions (issue 11); -q is --silent everywhere.
-        assert!(text.contains("-q, --silent") && text.to_lowercase().contains("quiet:"), "{help} --help: {text}");
+        // `--positions MODE` chooses positions (issue 35); -q is --quiet everywhere.
+        assert!(text.contains("-q, --quiet") && text.to_lowercase().contains("quiet:"), "{help} --help: {text}");
     }
 
     // fit tells Octave text from a pgnlearn matrix by content, whatever the name.
