@@ -20,6 +20,15 @@ use pgntune::fit::sparse::constraints::Freedom;
 #[path = "../../examples/trace_engine.rs"]
 mod trace_engine;
 
+/// The example engine's trace of three positions per game of the bundled
+/// sample, as `d/engine.trace`.
+fn write_engine_trace(d: &Path) {
+    pgntune_in(d).arg("extract").arg(bundled_sample()).args(["-q", "--sample", "3", "-o", "pos.epd"]).assert().success();
+    let mut trace = Vec::new();
+    trace_engine::write_trace(&std::fs::read_to_string(d.join("pos.epd")).unwrap(), &mut trace).unwrap();
+    std::fs::write(d.join("engine.trace"), &trace).unwrap();
+}
+
 /// Column name → tuned value of a `fit --json` report.
 fn values(json: &str) -> Vec<(String, f64)> {
     let report: serde_json::Value = serde_json::from_str(json).unwrap();
@@ -83,10 +92,7 @@ fn a_trace_of_the_full_layout_text_or_parquet_tunes_to_the_weights_of_the_intern
 fn the_example_engines_trace_tunes_and_emits_code() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    pgntune_in(d).arg("extract").arg(bundled_sample()).args(["-q", "--sample", "3", "-o", "pos.epd"]).assert().success();
-    let mut trace = Vec::new();
-    trace_engine::write_trace(&std::fs::read_to_string(d.join("pos.epd")).unwrap(), &mut trace).unwrap();
-    std::fs::write(d.join("engine.trace"), &trace).unwrap();
+    write_engine_trace(d);
     for (language, wanted) in [("rust", "pub const BISHOP_PAIR: (i32, i32) = ("), ("c", "static const int TEMPO = "), ("json", "\"bishop_pair\": [")]
     {
         let out = format!("tuned.{language}");
@@ -143,10 +149,7 @@ fn a_python_written_parquet_trace_tunes_as_its_text_trace() {
     let python = needs(found, "python3 with polars", "pip install -r notebooks/requirements.txt");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    pgntune_in(d).arg("extract").arg(bundled_sample()).args(["-q", "--sample", "3", "-o", "pos.epd"]).assert().success();
-    let mut trace = Vec::new();
-    trace_engine::write_trace(&std::fs::read_to_string(d.join("pos.epd")).unwrap(), &mut trace).unwrap();
-    std::fs::write(d.join("engine.trace"), &trace).unwrap();
+    write_engine_trace(d);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/trace_to_parquet.py");
     let out = Command::new(python).arg(script).args(["engine.trace", "engine.parquet"]).current_dir(d).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
