@@ -10,6 +10,40 @@
 
 use crate::features::{FeatureLayout, TermColumns, TermValue};
 
+/// Why a row's values are not terms of the layout (or not a row pgntune
+/// would read): the readers add the file and the line or row.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RowError {
+    /// A column past the layout's.
+    #[error("column index {index} is past the layout's {columns} columns")]
+    ColumnPastLayout {
+        /// The column, from 1.
+        index: usize,
+        /// The layout's columns.
+        columns: usize,
+    },
+    /// A count that is not a whole number (or does not fit 16 bits).
+    #[error("value {0} is not a whole count of a term")]
+    NotWholeCount(f64),
+    /// A tapered term whose halves cancel out although neither is zero.
+    #[error("a tapered term's two halves cancel without being zero")]
+    HalvesCancel,
+    /// Two tapered terms imply different phases.
+    #[error("tapered values imply phases {0:.3} and {1:.3}")]
+    PhasesDisagree(f64, f64),
+    /// The phase the tapered terms imply is not a whole number from 0 to 24.
+    #[error("tapered values imply a phase of {0:.3}, not a whole number from 0 to 24")]
+    PhaseNotWhole(f64),
+    /// A stored phase that the tapered values contradict.
+    #[error("the phase column says {stored} but the tapered values imply {implied}")]
+    PhaseColumnDisagrees {
+        /// The file's phase column.
+        stored: u8,
+        /// The phase of the tapered values.
+        implied: u8,
+    },
+}
+
 /// Turns rows of column values into terms and a phase.
 #[derive(Clone, Debug)]
 pub struct ColumnDecoder {
@@ -54,14 +88,14 @@ impl ColumnDecoder {
     /// Decodes one row given as `(column, value)` pairs (zeros may be
     /// left out). Returns the phase the tapered values imply, or `None` when
     /// no tapered term is non-zero (then the phase does not matter).
-    pub fn decode(&mut self, values: impl IntoIterator<Item = (usize, f64)>, out: &mut Vec<TermValue>) -> Result<Option<u8>, String> {
+    pub fn decode(&mut self, values: impl IntoIterator<Item = (usize, f64)>, out: &mut Vec<TermValue>) -> Result<Option<u8>, RowError> {
         out.clear();
         for (c, v) in values {
             if v == 0.0 {
                 continue;
             }
             let Some(&(t, half)) = self.column_terms.get(c) else {
-                return Err(format!("column index {} is past the layout's {} columns", c + 1, self.column_terms.len()));
+                return Err(RowError::ColumnPastLayout { index: c + 1, columns: self.column_terms.len() });
             };
             if !self.seen[t] {
                 self.seen[t] = true;
@@ -85,19 +119,19 @@ impl ColumnDecoder {
             let count = if tapered { mg + eg } else { mg };
             let rounded = count.round();
             if (count - rounded).abs() > WHOLE || rounded.abs() > f64::from(i16::MAX) {
-                result = Err(format!("value {count} is not a whole count of a term"));
+                result = Err(RowError::NotWholeCount(count));
                 continue;
             }
             if rounded == 0.0 {
                 if mg.abs() > WHOLE {
-                    result = Err("a tapered term's two halves cancel without being zero".to_string());
+                    result = Err(RowError::HalvesCancel);
                 }
                 continue;
             }
             if tapered {
                 let p = 24.0 * mg / rounded;
                 match phase {
-                    Some(q) if (q - p).abs() > 1e-4 => result = Err(format!("tapered values imply phases {q:.3} and {p:.3}")),
+                    Some(q) if (q - p).abs() > 1e-4 => result = Err(RowError::PhasesDisagree(q, p)),
                     _ => phase = Some(p),
                 }
             }
@@ -108,7 +142,7 @@ impl ColumnDecoder {
         match phase {
             None => Ok(None),
             Some(p) if (p - p.round()).abs() <= 1e-4 && (0.0..=24.0).contains(&p.round()) => Ok(Some(p.round() as u8)),
-            Some(p) => Err(format!("tapered values imply a phase of {p:.3}, not a whole number from 0 to 24")),
+            Some(p) => Err(RowError::PhaseNotWhole(p)),
         }
     }
 }
@@ -143,11 +177,13 @@ mod tests {
         let layout = FeatureLayout::parse("material,material_tapered").unwrap();
         let mut d = ColumnDecoder::new(&layout);
         let mut out = Vec::new();
-        assert!(d.decode([(0, 0.5)], &mut out).unwrap_err().contains("not a whole count"));
+        assert_eq!(d.decode([(0, 0.5)], &mut out).unwrap_err(), RowError::NotWholeCount(0.5));
+        assert_eq!(RowError::NotWholeCount(0.5).to_string(), "value 0.5 is not a whole count of a term");
         // mg_P = 1 × 12/24 and mg_N = 1 × 6/24 with eg halves: phases 12 and 6.
-        assert!(d.decode([(5, 0.5), (10, 0.5), (6, 0.25), (11, 0.75)], &mut out).unwrap_err().contains("phases"));
+        let err = d.decode([(5, 0.5), (10, 0.5), (6, 0.25), (11, 0.75)], &mut out).unwrap_err();
+        assert_eq!(err.to_string(), "tapered values imply phases 12.000 and 6.000");
         assert_eq!(d.decode([(5, 0.5), (10, 0.5), (1, 2.0)], &mut out).unwrap(), Some(12));
         assert_eq!(out, [TermValue { term: 1, value: 2 }, TermValue { term: 5, value: 1 }]);
-        assert!(d.decode([(99, 1.0)], &mut out).is_err());
+        assert_eq!(d.decode([(99, 1.0)], &mut out).unwrap_err(), RowError::ColumnPastLayout { index: 100, columns: 15 });
     }
 }

@@ -28,7 +28,7 @@ use std::path::Path;
 
 use self::delimited::read_delimited;
 use self::parquet::read_parquet;
-use super::columns::ColumnDecoder;
+use super::columns::{ColumnDecoder, RowError};
 use super::epd::{EpdProblem, read_epd};
 use super::merged::{MergedRows, RowMerger};
 use super::positions::Positions;
@@ -53,8 +53,8 @@ struct Row<'a> {
 trait Consumer {
     /// A file's feature columns (checked against earlier files).
     fn columns(&mut self, path: &Path, columns: Vec<String>) -> Result<(), DatasetError>;
-    /// One row; the error is a message for the row's line.
-    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String>;
+    /// One row; the readers add the file and the row's line to its error.
+    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), RowError>;
     /// Rows already in terms (triplets, EPD), with game ids offset by `game_base`.
     fn batch(&mut self, path: &Path, layout: &FeatureLayout, batch: &RowBatch, game_base: u64) -> Result<(), DatasetError>;
     /// The rows of a batch had no game ids (EPD's are line numbers).
@@ -302,7 +302,7 @@ fn read_mat(path: &Path, consumer: &mut dyn Consumer) -> Result<(), DatasetError
         x.clear();
         x.extend(numbers[..w - 1].iter().map(|&v| v as f64));
         nonzero(&x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0, phase: None }, None).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0, phase: None }, None).map_err(|e| at(e.to_string()))?;
     }
     Ok(())
 }
@@ -342,7 +342,7 @@ fn read_octave(path: &Path, consumer: &mut dyn Consumer, games: &mut GameIds) ->
         };
         let id = games.id(game);
         nonzero(x, &mut pairs);
-        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0, phase: None }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval: f32::NAN, weight: 1.0, phase: None }, id).map_err(|e| at(e.to_string()))?;
         row += 1;
         Ok(())
     })?;
@@ -433,7 +433,7 @@ impl Consumer for MergeConsumer {
         Ok(())
     }
 
-    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String> {
+    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), RowError> {
         self.x.fill(0.0);
         for &(j, v) in row.values {
             self.x[j] = v;
@@ -503,13 +503,13 @@ impl Consumer for PositionConsumer {
         self.layout_for(path, layout)
     }
 
-    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), String> {
+    fn row(&mut self, row: Row, game: Option<u64>) -> Result<(), RowError> {
         let decoder = self.decoder.as_mut().expect("columns first");
         let implied = decoder.decode(row.values.iter().copied(), &mut self.terms)?;
         let positions = self.positions.as_mut().expect("columns first");
         let phase = match (implied, row.phase) {
             (Some(implied), Some(stored)) if implied != stored => {
-                return Err(format!("the phase column says {stored} but the tapered values imply {implied}"));
+                return Err(RowError::PhaseColumnDisagrees { stored, implied });
             }
             (Some(p), _) | (None, Some(p)) => p,
             (None, None) => {

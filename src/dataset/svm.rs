@@ -224,7 +224,7 @@ pub fn read_svm(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch) -> 
             }
             pairs.push((j - 1, v));
         }
-        let phase = decoder.decode(pairs.iter().copied(), &mut terms).map_err(&at)?;
+        let phase = decoder.decode(pairs.iter().copied(), &mut terms).map_err(|e| at(e.to_string()))?;
         let (id, ply, eval) = match &mut game {
             Some(g) if g.used < g.plies.len() => {
                 g.used += 1;

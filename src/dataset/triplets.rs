@@ -190,7 +190,7 @@ pub fn read_triplets(path: &Path, sink: &mut dyn FnMut(&FeatureLayout, &RowBatch
     let mut row = Gathered::default();
     let mut terms = Vec::new();
     let mut flush = |decoder: &mut ColumnDecoder, row: &mut Gathered, batch: &mut RowBatch| -> Result<(), String> {
-        let phase = decoder.decode(row.values.drain(..), &mut terms)?;
+        let phase = decoder.decode(row.values.drain(..), &mut terms).map_err(|e| e.to_string())?;
         let result = GameResult::from_score(row.result).ok_or_else(|| format!("result {} is not 0, 0.5 or 1", row.result))?;
         batch.push_features(&terms, phase.unwrap_or(0));
         batch.results.push(result);

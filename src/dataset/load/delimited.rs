@@ -71,7 +71,7 @@ pub(super) fn read_delimited(path: &Path, sep: u8, consumer: &mut dyn Consumer, 
         };
         nonzero(&x, &mut pairs);
         let id = games.id(game);
-        consumer.row(Row { values: &pairs, result, eval, phase, weight: 1.0 }, id).map_err(at)?;
+        consumer.row(Row { values: &pairs, result, eval, phase, weight: 1.0 }, id).map_err(|e| at(e.to_string()))?;
     }
     Ok(())
 }
@@ -168,7 +168,7 @@ fn read_counts<R: Read>(
             // One row of weight n, not n rows: counts of a big aggregation
             // (10^8 and more) held a row each, more than memory.
             if n > 0.0 {
-                consumer.row(Row { values: &pairs, result, eval: f32::NAN, phase: None, weight: n }, None).map_err(&at)?;
+                consumer.row(Row { values: &pairs, result, eval: f32::NAN, phase: None, weight: n }, None).map_err(|e| at(e.to_string()))?;
             }
         }
     }

@@ -103,7 +103,7 @@ impl RowsOf<'_> {
                 None => None,
             };
             let id = games.id(game);
-            consumer.row(Row { values: pairs, result, eval, phase, weight: 1.0 }, id).map_err(|msg| at(i, msg))
+            consumer.row(Row { values: pairs, result, eval, phase, weight: 1.0 }, id).map_err(|e| at(i, e.to_string()))
         };
         let pairs = &mut self.pairs;
         if sparse {
