@@ -136,6 +136,20 @@ fn unadvertised<'a>(offered: &[String], wanted: &'a [(String, String)]) -> Vec<&
 }
 
 impl UciPlayer {
+    /// Tells the engine whether castling is Chess960's (written
+    /// king-takes-rook) when that changes, refusing an engine without it.
+    fn castling_mode(&mut self, position: &Chess) -> Result<(), PlayerError> {
+        let chess960 = position.castles().mode() == CastlingMode::Chess960;
+        if chess960 != self.chess960 {
+            if chess960 && !self.offers_chess960 {
+                return Err(PlayerError::NoChess960);
+            }
+            self.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
+            self.chess960 = chess960;
+        }
+        Ok(())
+    }
+
     /// Starts the program, runs the handshake and sets its options. An
     /// option the engine does not list is still set (engines may take
     /// hidden ones), and `warn` is told.
@@ -205,15 +219,7 @@ impl UciPlayer {
     /// best move that is not legal, broke the protocol; one that takes
     /// longer than `deadline` is out of time (and told to stop).
     pub fn analyse(&mut self, position: &Chess, limits: &MoveLimits, deadline: Duration) -> Result<Analysis, PlayerError> {
-        let mode = position.castles().mode();
-        let chess960 = mode == CastlingMode::Chess960;
-        if chess960 != self.chess960 {
-            if chess960 && !self.offers_chess960 {
-                return Err(PlayerError::NoChess960);
-            }
-            self.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
-            self.chess960 = chess960;
-        }
+        self.castling_mode(position)?;
         let reset = Instant::now();
         self.send("ucinewgame")?;
         self.ready()?;
@@ -376,15 +382,8 @@ impl Player for UciPlayer {
 
     fn go(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
         // Chess960 castling is written king-takes-rook; the engine must know.
+        self.castling_mode(request.position)?;
         let mode = request.position.castles().mode();
-        let chess960 = mode == CastlingMode::Chess960;
-        if chess960 != self.chess960 {
-            if chess960 && !self.offers_chess960 {
-                return Err(PlayerError::NoChess960);
-            }
-            self.send(&format!("setoption name UCI_Chess960 value {chess960}"))?;
-            self.chess960 = chess960;
-        }
         let mut position = match request.start_fen {
             Some(fen) => format!("position fen {fen}"),
             None => "position startpos".to_string(),
