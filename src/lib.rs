@@ -20,6 +20,9 @@
 //!   the engine reads, and hand-set starting values;
 //! * [`label`]: evaluation labels by search, the bundled engine's or any
 //!   UCI engine's, resumable (`pgntune label`);
+//! * [`tune`]: the `fit`, `tune` and `evaluate` commands as library calls:
+//!   games or datasets in, the fitter chosen from the rows and the
+//!   options, the weights written and, when asked, proved over the board;
 //! * [`tables`]: the text tables reports print.
 //!
 //! Playing and judging:
@@ -63,7 +66,7 @@
 //!
 //! ```text
 //! cli
-//! label
+//! label tune
 //! analysis play
 //! fit uci
 //! pgn
@@ -94,6 +97,7 @@ pub mod plural;
 pub mod presets;
 pub mod stats;
 pub mod tables;
+pub mod tune;
 pub mod uci;
 pub mod weights;
 

@@ -1,21 +1,27 @@
 //! `pgntune fit` and `pgntune tune`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::extract::{ReadArgs, check_inputs, no_game_found, refuse_repeated_inputs, report};
+use super::extract::{ReadArgs, check_inputs, refuse_repeated_inputs};
 use super::progress::ReadProgress;
-use super::tune::{SolverArg, TunerArgs, TunerOutputs, TunerSettings, run_tuner};
+use super::tune::{SolverArg, TunerArgs};
 use super::values::{at_least, at_least_usize, bounded, check_threads, non_negative, open_fraction, positive, whole};
-use crate::atomic::{AtomicFile, OutputKind, OutputPlan, is_stdout};
-use crate::dataset::load::{LoadOptions, load, load_positions};
-use crate::dataset::positions::Positions;
+use crate::atomic::{OutputKind, OutputPlan, is_stdout};
+use crate::dataset::load::{LoadOptions, LoadReport};
 use crate::dataset::stdin::{SpooledInput, spool_stdin};
 use crate::features::FeatureLayout;
-use crate::fit::{DrawMode, FitConfig, FitReport, Loss, RowMerger, SolverKind, fit};
-use crate::pgn::{InputSource, extract};
+use crate::fit::sparse::plausible::Implausible;
+use crate::fit::sparse::{TuneProgress, TuneReport};
+use crate::fit::{DrawMode, FitConfig, FitReport, Loss};
+use crate::pgn::InputSource;
+use crate::pgn::extract::ExtractStats;
+use crate::play::run::VerifyReport;
+use crate::play::tournament::MatchProgress;
+use crate::tune::{FitOptions, Fitted, Solver, TuneInput, TuneJob, TuneObserver, TuneOutputs, weights_name};
 
 /// The sample `pgntune tune` fits when given no input (from pgntune's own self-play).
 pub const BUNDLED_SAMPLE: &str = "data/selfplay.pgn.zst";
@@ -98,31 +104,54 @@ pub struct FitArgs {
 }
 
 impl FitArgs {
-    /// The fit configuration these arguments describe (their ranges are
-    /// checked as they are parsed).
-    pub fn fit_config(&self) -> Result<FitConfig> {
-        let solver = match self.solver {
-            SolverArg::Lbfgs => SolverKind::Lbfgs,
-            SolverArg::Newton => SolverKind::Newton,
-            SolverArg::Gd => SolverKind::Gd,
-            SolverArg::Adam => {
-                bail!("--solver adam is for the whole-evaluation tuner (tapered feature sets, or --prior, --freeze, --k, --eval-weight)")
-            }
-        };
-        Ok(FitConfig {
+    /// The options these arguments give, with the whole-evaluation
+    /// tuner's (`tuner`; their ranges are checked as they are parsed).
+    pub fn options(&self, tuner: &TunerArgs, threads: usize) -> Result<FitOptions> {
+        let base = self.base_options();
+        Ok(FitOptions {
+            solver: match base.solver {
+                Solver::Adam { .. } => Solver::Adam { epochs: tuner.epochs, batch: tuner.batch, lr: tuner.lr },
+                solver => solver,
+            },
+            k: tuner.k,
+            label_k: tuner.label_k,
+            prior: tuner.prior.as_deref().map(crate::weights::Weights::resolve).transpose().context("--prior")?,
+            freeze: tuner.freeze.clone(),
+            eval_weight: tuner.eval_weight,
+            standard_errors: !tuner.no_stderr,
+            threads,
+            ..base
+        })
+    }
+
+    /// The options of these arguments alone (the tuner's at their defaults).
+    fn base_options(&self) -> FitOptions {
+        FitOptions {
             draws: self.draws,
             loss: self.loss,
             lambda: self.lambda,
             intercept: self.intercept,
-            solver,
-            tol: self.tol.unwrap_or(1e-9),
-            max_iters: self.iters,
+            solver: match self.solver {
+                SolverArg::Lbfgs => Solver::Lbfgs,
+                SolverArg::Newton => Solver::Newton,
+                SolverArg::Gd => Solver::Gd,
+                SolverArg::Adam => Solver::Adam { epochs: 50, batch: 16_384, lr: 1.0 },
+            },
+            tol: self.tol,
+            cost_tol: self.cost_tol,
+            iters: self.iters,
             alpha: self.alpha,
-            // gd prints its trajectory, so it always records it.
-            trace: self.trace.is_some() || solver == SolverKind::Gd,
-            bootstrap: self.bootstrap.map(|n| (n, self.seed)),
-            holdout: self.holdout.map(|f| (f, self.seed)),
-        })
+            bootstrap: self.bootstrap,
+            holdout: self.holdout,
+            seed: self.seed,
+            trace: self.trace.is_some(),
+            ..FitOptions::new()
+        }
+    }
+
+    /// The article's fit these arguments describe (`analyze`).
+    pub fn fit_config(&self) -> Result<FitConfig> {
+        Ok(self.base_options().article_config()?)
     }
 
     /// Checks the output files (none may be an input or the other output)
@@ -137,37 +166,27 @@ impl FitArgs {
         Ok(())
     }
 
-    fn needs_games(&self) -> bool {
-        self.bootstrap.is_some() || self.holdout.is_some()
-    }
-
-    /// The feature sets of a dataset's `columns`, for the weights file
-    /// (which `--weights-out` needs: the engine reads sets, not columns).
+    /// The feature sets of a dataset's `columns`, for the weights file.
     pub fn feature_sets(&self, columns: &[String]) -> Result<Vec<String>> {
-        Ok(match FeatureLayout::from_columns(columns) {
-            Some(layout) => layout.sets().map(|s| s.name().to_string()).collect(),
-            None if self.weights_out.is_some() => {
-                bail!("--weights-out: the columns {} are not pgntune feature sets, so the engine could not use the weights", columns.join(" "))
-            }
-            None => Vec::new(),
-        })
+        Ok(crate::tune::article_features(columns, self.weights_out.is_some())?)
     }
 
-    /// Writes the requested files (`--weights-out`, `--trace`); none when
-    /// the weights are not ones the engine could play (a fit on too few
-    /// games can give a piece a negative value).
+    /// The files to write, the weights called `name`.
+    pub fn outputs(&self, tuner: &TunerArgs, name: String) -> TuneOutputs {
+        TuneOutputs {
+            weights_out: self.weights_out.clone(),
+            trace: self.trace.clone(),
+            emit: tuner.emit_code.zip(tuner.emit_out.clone()),
+            plot: tuner.plot.clone(),
+            name,
+        }
+    }
+
+    /// Writes an article fit's files (`analyze`).
     pub fn write_files(&self, report: &FitReport, features: &[String], name: &str) -> Result<()> {
-        let weights = self.weights_out.as_ref().map(|_| report.weights(features, name));
-        if let Some(Err(e)) = weights.as_ref().map(|w| w.validate()) {
-            bail!("--weights-out: the fitted weights cannot be played, so nothing was written: {e}");
-        }
-        if let (Some(path), Some(weights)) = (&self.weights_out, &weights) {
-            weights.save(path)?;
-        }
-        if let Some(path) = &self.trace {
-            AtomicFile::write_all(path, report.trace_csv().as_bytes())?;
-        }
-        Ok(())
+        let outputs =
+            TuneOutputs { weights_out: self.weights_out.clone(), trace: self.trace.clone(), emit: None, plot: None, name: name.to_string() };
+        Ok(crate::tune::write_article_files(report, features, &outputs)?)
     }
 
     /// The report as text: gd's trajectory (every `--print-every`), the
@@ -187,57 +206,10 @@ impl FitArgs {
         text
     }
 
-    /// The whole-evaluation settings these arguments give.
-    fn tuner_settings(&self, threads: usize) -> Result<TunerSettings> {
-        if self.draws == DrawMode::Ordinal || self.bootstrap.is_some() || self.intercept {
-            bail!(
-                "--draws ordinal, --bootstrap and --intercept belong to the article's material model; the whole-evaluation tuner does not offer them"
-            );
-        }
-        Ok(TunerSettings {
-            loss: match self.loss {
-                Loss::CrossEntropy => crate::fit::sparse::problem::SparseLoss::CrossEntropy,
-                Loss::Mse => crate::fit::sparse::problem::SparseLoss::Mse,
-            },
-            lambda: self.lambda,
-            solver: self.solver,
-            tol: self.tol,
-            cost_tol: self.cost_tol,
-            iters: self.iters,
-            holdout: self.holdout.map(|f| (f, self.seed)),
-            seed: self.seed,
-            exclude_draws: self.draws == DrawMode::Exclude,
-            threads,
-        })
-    }
-
-    /// Whether the whole-evaluation tuner fits `layout` (the article's
-    /// dense fitter keeps untapered layouts of up to 64 columns).
-    fn wants_tuner(&self, layout: &FeatureLayout, tuner: &TunerArgs) -> bool {
-        tuner.asks_for_tuner() || self.solver == SolverArg::Adam || layout.is_tapered() || layout.is_custom() || layout.len() > 64
-    }
-
-    fn outputs<'a>(&'a self, tuner: &TunerArgs, quiet: bool) -> TunerOutputs<'a> {
-        TunerOutputs {
-            json: self.json,
-            weights_out: self.weights_out.as_ref(),
-            trace: self.trace.as_ref(),
-            quiet,
-            report_to_stderr: self.stdout_taken(tuner),
-        }
-    }
-
     /// True when one of the files goes to standard output (`-`): the
     /// report then goes to standard error.
-    fn stdout_taken(&self, tuner: &TunerArgs) -> bool {
+    pub(super) fn stdout_taken(&self, tuner: &TunerArgs) -> bool {
         [&self.weights_out, &self.trace, &tuner.emit_out].into_iter().flatten().any(|p| is_stdout(p))
-    }
-
-    /// Prints the report and writes the requested files.
-    fn finish(&self, report: &FitReport, features: &[String], name: &str, tuner: &TunerArgs) -> Result<()> {
-        let text = if self.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { self.text(report) };
-        super::print_report(&text, self.stdout_taken(tuner))?;
-        self.write_files(report, features, name)
     }
 }
 
@@ -273,7 +245,7 @@ pub struct FitCommand {
 
 /// Warns of the EPD lines a load skipped: the first ones with their file,
 /// line and why, then how many more.
-pub(super) fn warn_bad_lines(report: &crate::dataset::load::LoadReport) {
+pub(super) fn warn_bad_lines(report: &LoadReport) {
     for (file, problem) in &report.problems {
         let file = crate::dataset::stdin::unspool(file);
         eprintln!("pgntune: warning: {file}: line {}: {}; skipped", problem.line, problem.message);
@@ -313,50 +285,19 @@ pub(super) fn run_fit(args: FitCommand) -> Result<()> {
     args.tuner.plan_outputs(&mut plan)?;
     check_threads("--threads", args.threads, Some(args.fit.force))?;
     let name = weights_name(args.fit.weights_out.as_deref(), &args.datasets[0]);
+    let options = args.fit.options(&args.tuner, args.threads)?;
+    let epd_layout = FeatureLayout::parse(&args.epd_features).context("--epd-features")?;
     // Read only once the outputs are known to be fine: a pipe cannot be read twice.
     let (datasets, _stdin) = spool_datasets(&args.datasets)?;
-    // pgnlearn's .mat files hold the article's material rows: the dense fitter's.
-    let pgnlearn = datasets.iter().all(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mat")));
-    let epd_layout = FeatureLayout::parse(&args.epd_features).context("--epd-features")?;
-    if !pgnlearn || args.tuner.asks_for_tuner() || args.fit.solver == SolverArg::Adam {
-        let options = LoadOptions { epd_layout, strict: args.strict };
-        match load_positions(&datasets, &options) {
-            Ok((positions, load_report)) => {
-                warn_bad_lines(&load_report);
-                if args.fit.wants_tuner(positions.layout(), &args.tuner) {
-                    let settings = args.fit.tuner_settings(args.threads)?;
-                    run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(&args.tuner, args.quiet), &name)?;
-                    return Ok(());
-                }
-            }
-            // Columns that are not pgntune feature sets: the dense fitter takes any.
-            Err(crate::dataset::DatasetError::NotFeatureSets { .. }) if !args.tuner.asks_for_tuner() => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let config = args.fit.fit_config()?;
-    let rows = load(&datasets, args.fit.needs_games())?;
-    if rows.is_empty() {
-        // Said with the files: the fit's own error cannot name them.
-        let files: Vec<String> = args.datasets.iter().map(|p| p.display().to_string()).collect();
-        bail!("{}: no rows to fit (the {} none)", files.join(", "), if files.len() == 1 { "file holds" } else { "files hold" });
-    }
-    let features = args.fit.feature_sets(&rows.columns)?;
-    let report = fit(&rows, &config)?;
-    args.fit.finish(&report, &features, &name, &args.tuner)?;
-    emit_fitted(&report, &features, &name, &args.tuner)
-}
-
-/// `--emit-code` after a fit of the classic tuner: the weights
-/// `--weights-out` writes, as source code. (It once switched the run to
-/// the whole-evaluation tuner, which fits another model on another scale.)
-fn emit_fitted(report: &FitReport, features: &[String], name: &str, tuner: &TunerArgs) -> Result<()> {
-    let (Some(language), Some(path)) = (tuner.emit_code, &tuner.emit_out) else { return Ok(()) };
-    let weights = report.weights(features, name);
-    if let Err(e) = weights.validate() {
-        bail!("--emit-out: the fitted weights cannot be played, so nothing was written: {e}");
-    }
-    AtomicFile::write_all(path, crate::tables::emit(&weights, language)?.as_bytes())?;
+    let job = TuneJob {
+        input: TuneInput::Datasets { paths: datasets, load: LoadOptions { epd_layout, strict: args.strict } },
+        options,
+        outputs: args.fit.outputs(&args.tuner, name),
+        verify: args.tuner.verify_after(),
+    };
+    let observer = CliObserver::new(&args.fit, &args.tuner, None, args.quiet);
+    let outcome = crate::tune::run(&job, &observer)?;
+    observer.verdict(outcome.verdict.as_ref());
     Ok(())
 }
 
@@ -390,18 +331,8 @@ fn bundled_sample() -> Result<String> {
     bail!("no input given, and the bundled sample {BUNDLED_SAMPLE} is not here (run from the repository root, or name PGN files)")
 }
 
-/// The name written into the weights: the stem of `--weights-out` (what
-/// the user called them: `tuned.toml` plays as "tuned" in matches), else
-/// the first input's (`OpenRating.pgn` gives "OpenRating").
-fn weights_name(weights_out: Option<&Path>, first_input: &Path) -> String {
-    let stem = |p: &Path| {
-        p.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('.').next()).filter(|s| !s.is_empty() && *s != "-").map(str::to_string)
-    };
-    weights_out.and_then(stem).or_else(|| stem(first_input)).unwrap_or_else(|| "weights".to_string())
-}
-
 pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
-    let mut extract_config = args.read.config(args.fit.seed)?;
+    let extract = args.read.config(args.fit.seed)?;
     let inputs: Vec<String> = if args.inputs.is_empty() { vec![bundled_sample()?] } else { args.inputs.clone() };
     let sources: Vec<InputSource> = inputs.iter().map(|a| InputSource::from_arg(a)).collect();
     check_inputs(&sources)?;
@@ -415,45 +346,138 @@ pub(super) fn run_tune(args: TuneCommand) -> Result<()> {
     args.fit.plan_outputs(&mut plan)?;
     args.tuner.plan_outputs(&mut plan)?;
     let name = weights_name(args.fit.weights_out.as_deref(), Path::new(&inputs[0]));
-    if args.fit.wants_tuner(&extract_config.layout, &args.tuner) {
-        let settings = args.fit.tuner_settings(args.read.threads)?;
-        // Checked now, as `run_tuner` will again: a bad --k, --prior or
-        // --freeze must not cost a whole extraction first.
-        args.tuner.config(&extract_config.layout, &settings)?;
-        // Labels are read when they are used.
-        extract_config.labels |= args.tuner.eval_weight > 0.0;
-        let mut positions = Positions::new(extract_config.layout.clone())?;
-        let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
-        let progress = ReadProgress::new(total, args.read.quiet);
-        let stats = extract(&sources, &extract_config, &progress, |batch| {
-            positions.push_batch(batch, 0);
-            Ok(())
-        });
-        progress.finish();
-        let stats = stats?;
-        no_game_found(&stats, &inputs)?;
-        report(&stats, args.read.quiet);
-        positions.shrink_to_fit();
-        run_tuner(positions, &args.tuner, &settings, &args.fit.outputs(&args.tuner, args.read.quiet), &name)?;
-        return Ok(());
-    }
-    let fit_config = args.fit.fit_config()?;
-    let mut merger = RowMerger::new(extract_config.layout.columns(), args.fit.needs_games());
     let total = sources.iter().map(InputSource::size_hint).sum::<Option<u64>>();
-    let progress = ReadProgress::new(total, args.read.quiet);
-    let stats = extract(&sources, &extract_config, &progress, |batch| {
-        merger.add_batch(batch, &extract_config.layout);
-        Ok(())
-    });
-    progress.finish();
-    let stats = stats?;
-    no_game_found(&stats, &inputs)?;
-    report(&stats, args.read.quiet);
-    let mut rows = merger.finish();
-    // Games without quiet positions still count as games read and used.
-    rows.game_count = Some(stats.games_used);
-    let report = fit(&rows, &fit_config).context("fitting the extracted rows")?;
-    let features: Vec<String> = extract_config.layout.sets().map(|s| s.name().to_string()).collect();
-    args.fit.finish(&report, &features, &name, &args.tuner)?;
-    emit_fitted(&report, &features, &name, &args.tuner)
+    let job = TuneJob {
+        input: TuneInput::Games { sources, extract },
+        options: args.fit.options(&args.tuner, args.read.threads)?,
+        outputs: args.fit.outputs(&args.tuner, name),
+        verify: args.tuner.verify_after(),
+    };
+    let observer = CliObserver::new(&args.fit, &args.tuner, Some(total), args.read.quiet);
+    let outcome = crate::tune::run(&job, &observer)?;
+    observer.verdict(outcome.verdict.as_ref());
+    Ok(())
+}
+
+/// What `fit` and `tune` show while the library runs: progress, notes
+/// and warnings on standard error, the report on standard output (or on
+/// standard error when a file goes to standard output).
+pub(super) struct CliObserver<'a> {
+    fit: &'a FitArgs,
+    /// Where the weights go (for the last line of the report).
+    weights_out: Option<&'a PathBuf>,
+    read: Option<ReadProgress>,
+    quiet: bool,
+    to_stderr: bool,
+}
+
+impl<'a> CliObserver<'a> {
+    /// An observer of a run with these arguments; `read_total`: the run
+    /// reads games, this many bytes if known.
+    pub(super) fn new(fit: &'a FitArgs, tuner: &'a TunerArgs, read_total: Option<Option<u64>>, quiet: bool) -> CliObserver<'a> {
+        CliObserver {
+            fit,
+            weights_out: fit.weights_out.as_ref(),
+            read: read_total.map(|total| ReadProgress::new(total, quiet)),
+            quiet,
+            to_stderr: fit.stdout_taken(tuner),
+        }
+    }
+
+    /// The verdict of `--verify`, on standard error (standard output keeps the report).
+    pub(super) fn verdict(&self, verdict: Option<&VerifyReport>) {
+        let Some(verdict) = verdict else { return };
+        eprintln!("pgntune: verify: {verdict}");
+        if verdict.outcome != crate::play::run::VerifyOutcome::AcceptedH1 {
+            eprintln!("pgntune: warning: the tuned weights are not proven stronger than their start: do not use them as they are");
+        }
+    }
+}
+
+/// The match progress of `--verify`, its bar cleared when the match ends.
+struct ProvingProgress(super::matches::Progress);
+
+impl MatchProgress for ProvingProgress {
+    fn update(&self, state: &crate::play::state::MatchState) {
+        self.0.update(state);
+    }
+}
+
+impl Drop for ProvingProgress {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+impl TuneObserver for CliObserver<'_> {
+    fn reading(&self) -> &dyn crate::pgn::extract::Progress {
+        match &self.read {
+            Some(read) => read,
+            None => &crate::pgn::extract::NoProgress,
+        }
+    }
+
+    fn read_finished(&self) {
+        if let Some(read) = &self.read {
+            read.finish();
+        }
+    }
+
+    fn extracted(&self, stats: &ExtractStats) {
+        super::extract::report(stats, self.quiet);
+    }
+
+    fn loaded(&self, report: &LoadReport) {
+        warn_bad_lines(report);
+    }
+
+    fn warning(&self, text: &str) {
+        eprintln!("pgntune: warning: {text}");
+    }
+
+    fn tuning(&self, limit: u64) -> Arc<dyn Fn(&TuneProgress) + Send + Sync> {
+        super::tune::progress_reporter(self.quiet, limit)
+    }
+
+    fn checked(&self, report: &TuneReport, implausible: &[Implausible]) {
+        super::tune::warn_implausible(report, implausible);
+        if report.layout.is_custom() && !self.quiet {
+            eprintln!(
+                "pgntune: note: of the plausibility checks, an engine's own terms get only the distance of each tuned term from its prior (the piece-value checks need pgntune's names P N B R Q)"
+            );
+        }
+    }
+
+    fn wrote(&self, path: &Path) {
+        if !self.quiet {
+            eprintln!("pgntune: wrote {}", path.display());
+        }
+    }
+
+    fn fitted(&self, fitted: &Fitted) -> std::io::Result<()> {
+        let json = self.fit.json;
+        let text = match fitted {
+            Fitted::Article { report, .. } if json => format!("{}\n", serde_json::to_string_pretty(&report.to_json())?),
+            Fitted::Article { report, .. } => self.fit.text(report),
+            Fitted::WholeEvaluation { report, .. } if json => format!("{}\n", serde_json::to_string_pretty(&report.to_json())?),
+            Fitted::WholeEvaluation { report, .. } => {
+                let mut text = report.to_text();
+                if let Some(path) = self.weights_out.filter(|p| !is_stdout(p)) {
+                    text.push_str(&format!("\nEvery value: pgntune weights show {}\n", path.display()));
+                }
+                text
+            }
+        };
+        super::print_report(&text, self.to_stderr)
+    }
+
+    fn proving(&self, pairs: u64, nodes: u64) -> Box<dyn MatchProgress + '_> {
+        if !self.quiet {
+            eprintln!(
+                "pgntune: --verify: the tuned weights against their start, up to {} at {nodes} nodes per move",
+                crate::plural::count(pairs, "pair", "pairs")
+            );
+        }
+        Box::new(ProvingProgress(super::matches::Progress::new(2 * pairs, self.quiet, "10,60s".parse().expect("a valid report interval"))))
+    }
 }

@@ -2,17 +2,17 @@
 //! weights and datasets.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
 use super::values::{at_least_usize, check_threads};
 use crate::atomic::{AtomicFile, OutputKind, OutputPlan};
-use crate::dataset::load::{LoadOptions, load_positions};
+use crate::dataset::load::LoadOptions;
 use crate::features::{FeatureLayout, FeatureSet};
-use crate::fit::sparse::{ScaleK, evaluate};
+use crate::fit::sparse::ScaleK;
 use crate::tables::{Language, emit, show};
+use crate::tune::evaluate::EvaluateConfig;
 use crate::weights::Weights;
 
 /// Arguments of `pgntune features`.
@@ -94,21 +94,18 @@ pub(super) fn run_evaluate(args: EvaluateCommand) -> Result<()> {
         Some(ScaleK::Auto) | None => None,
     };
     let weights = Weights::resolve(&args.weights).context("--weights")?;
-    let options = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: args.strict };
+    let load = LoadOptions { epd_layout: FeatureLayout::parse(&args.epd_features)?, strict: args.strict };
     let (datasets, _stdin) = super::fit::spool_datasets(&args.datasets)?;
-    let (positions, report) = load_positions(&datasets, &options)?;
-    super::fit::warn_bad_lines(&report);
-    // The tuner's own mapping of weights to columns (its start and prior).
-    let w = crate::fit::sparse::columns::column_weights(positions.layout(), &weights)
-        .with_context(|| format!("--weights (the dataset's sets are '{}')", positions.layout().spec()))?;
-    if let Some(warning) = crate::fit::sparse::columns::left_out_warning("--weights", positions.layout(), &weights)? {
+    let report = crate::tune::evaluate::run(&EvaluateConfig { datasets, weights, k, load, threads: args.threads })?;
+    super::fit::warn_bad_lines(&report.load);
+    for warning in &report.warnings {
         eprintln!("pgntune: warning: {warning}");
     }
-    let result = evaluate(Arc::new(positions), &w, k, args.threads)?;
+    let result = &report.evaluation;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&result)?)?;
+        outln!("{}", serde_json::to_string_pretty(result)?)?;
     } else {
-        outln!("{} on {} positions:", weights.name, result.positions)?;
+        outln!("{} on {} positions:", report.name, result.positions)?;
         outln!("  log-loss  {:.6}", result.log_loss)?;
         outln!("  MSE       {:.6} (at K = {:.4})", result.mse, result.k)?;
         if result.accuracy.is_nan() {

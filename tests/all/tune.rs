@@ -149,7 +149,7 @@ fn the_tuners_bad_input_is_refused() {
         &mut tune(&["--features", "full", "--prior", "classical.toml"]),
         "--prior: the weights 'classical' are for the sets 'material' and have no column",
     );
-    fails_untouched(d, &mut tune(&["--features", "full", "--k", "-1"]), "--k must be 'auto' or a number from 0.0001 to 10000");
+    fails_untouched(d, &mut tune(&["--features", "full", "--k", "-1"]), "for '--k <auto|K>': must be 'auto' or a number from 0.0001 to 10000");
     fails_untouched(d, &mut tune(&["--features", "full", "--eval-weight", "2"]), "must be a number in [0, 1]");
     fails_untouched(d, &mut tune(&["--features", "full", "--solver", "newton"]), "--solver newton and gd are for the article's small models");
     fails_untouched(d, &mut tune(&["--features", "full", "--draws", "ordinal"]), "--draws ordinal, --bootstrap and --intercept belong to");

@@ -217,11 +217,11 @@ fn audit_2_absurd_values_are_refused_with_their_range_and_only_real_options_are_
         (vec!["extract", "t.pgn", "-o", "x.csv", "--game-base", "18446744073709551610"], "must be a whole number from 0 to 9007199254740992"),
         (vec!["extract", "t.pgn", "-o", "x.csv", "--max-plies", "18446744073709551615"], "must be a whole number from 1 to 4294967295"),
         (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e308"], "for '--k <K>': must be 'auto' or a number from 0.0001 to 10000"),
-        (vec!["tune", "t.pgn", "--features", "full", "--k", "1e9"], "--k must be 'auto' or a number from 0.0001 to 10000"),
+        (vec!["tune", "t.pgn", "--features", "full", "--k", "1e9"], "for '--k <auto|K>': must be 'auto' or a number from 0.0001 to 10000"),
         // A K this small made every prediction a coin flip and the fit
         // return its starting weights after 0 iterations, as if tuned.
         (vec!["evaluate", "d.csv", "--weights", "classical", "--k", "1e-320"], "for '--k <K>': must be 'auto' or a number from 0.0001 to 10000"),
-        (vec!["fit", "d.csv", "--k", "1e-320"], "--k must be 'auto' or a number from 0.0001 to 10000"),
+        (vec!["fit", "d.csv", "--k", "1e-320"], "for '--k <auto|K>': must be 'auto' or a number from 0.0001 to 10000"),
         // Wrapped around when added to the clock: a forfeit at once.
         (vec!["play", "--timemargin", "18446744073709551615"], "'--timemargin <MS>': must be a whole number from 0 to 86400000"),
         (vec!["play", "--movetime", "99999999999"], "'--movetime <MS>': must be a whole number from 1 to 86400000"),
