@@ -49,6 +49,8 @@
 //!   enums derive `clap::ValueEnum` only when the feature is on, and
 //!   `default-features = false` builds the library without it;
 //! * [`fen`]: positions from FEN, as every reader reads them;
+//! * [`json`]: what the commands' JSON reports share (objects keyed by
+//!   column or term names);
 //! * [`plural`]: counts in messages.
 //!
 //! The library never prints; the command-line layer does.
@@ -74,12 +76,14 @@
 //! presets
 //! dataset weights
 //! atomic features fen plural stats
+//! json
 //! ```
 //!
-//! [`atomic`] stands at the bottom and still tells an earlier output from
-//! a file of the user's: it asks a [`atomic::Recognise`], and the modules
-//! above bring their own kinds (the dataset formats, the weights file, the
-//! split shards and manifest, self-play games).
+//! [`atomic`] stands low (only [`json`] is below it) and still tells an
+//! earlier output from a file of the user's: it asks a
+//! [`atomic::Recognise`], and the modules above bring their own kinds (the
+//! dataset formats, the weights file, the split shards and manifest,
+//! self-play games).
 
 pub mod analysis;
 pub mod atomic;
@@ -90,6 +94,7 @@ pub mod engine;
 pub mod features;
 pub mod fen;
 pub mod fit;
+pub mod json;
 pub mod label;
 pub mod pgn;
 pub mod play;

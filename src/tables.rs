@@ -7,9 +7,11 @@
 use std::fmt::Write as _;
 use std::str::FromStr;
 
+use serde::Serialize;
 use shakmaty::Square;
 
 use crate::features::{FeatureLayout, FeatureSet, Pst, UnknownFeatureSet};
+use crate::json::Object;
 use crate::weights::Weights;
 
 /// A language `--emit` writes.
@@ -173,17 +175,17 @@ fn emit_custom(weights: &Weights, terms: &[CustomValue], language: Language) -> 
     let round = |v: f64| v.round() as i64;
     let mut out = String::new();
     if language == Language::Json {
-        let object: serde_json::Map<String, serde_json::Value> = terms
+        let terms = terms
             .iter()
             .map(|(name, tapered, mg, eg)| {
-                (name.clone(), if *tapered { serde_json::json!([round(*mg), round(*eg)]) } else { serde_json::json!(round(*mg)) })
+                (name.as_str(), if *tapered { TermJson::Tapered([round(*mg), round(*eg)]) } else { TermJson::Single(round(*mg)) })
             })
             .collect();
-        let value = serde_json::json!({
-            "comment": format!("{}: centipawns per term ([middlegame, endgame] when tapered), written by pgntune", weights.name),
-            "terms": object,
-        });
-        return serde_json::to_string_pretty(&value).expect("values serialise") + "\n";
+        let json = CustomTermsJson {
+            comment: format!("{}: centipawns per term ([middlegame, endgame] when tapered), written by pgntune", weights.name),
+            terms,
+        };
+        return serde_json::to_string_pretty(&json).expect("values serialise") + "\n";
     }
     let rust = language == Language::Rust;
     let _ = writeln!(out, "// {}: centipawns per term ((middlegame, endgame) when tapered), written by pgntune.", weights.name);
@@ -200,6 +202,31 @@ fn emit_custom(weights: &Weights, terms: &[CustomValue], language: Language) -> 
     out
 }
 
+/// `--emit json` of an engine's own terms: `{"comment", "terms": {name:
+/// [mg, eg] or value}}`.
+#[derive(Serialize)]
+struct CustomTermsJson<'a> {
+    comment: String,
+    terms: Object<&'a str, TermJson>,
+}
+
+/// A term's whole centipawns: `[mg, eg]` when tapered, else one number.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum TermJson {
+    Tapered([i64; 2]),
+    Single(i64),
+}
+
+/// `--emit json` of pgntune's feature sets: set → term → `[mg, eg]`, then
+/// `"comment"` last.
+#[derive(Serialize)]
+struct SetsJson<'a> {
+    #[serde(flatten)]
+    sets: Object<&'a str, Object<&'a str, [i64; 2]>>,
+    comment: String,
+}
+
 /// The tuned terms as source code in `language`.
 pub fn emit(weights: &Weights, language: Language) -> Result<String, UnknownFeatureSet> {
     if let Some(terms) = custom_values(weights)? {
@@ -210,19 +237,14 @@ pub fn emit(weights: &Weights, language: Language) -> Result<String, UnknownFeat
     let mut out = String::new();
     match language {
         Language::Json => {
-            let mut object: serde_json::Map<String, serde_json::Value> = sets
-                .iter()
-                .map(|sv| {
-                    let terms: serde_json::Map<String, serde_json::Value> =
-                        sv.terms.iter().map(|(t, mg, eg)| (t.clone(), serde_json::json!([round(*mg), round(*eg)]))).collect();
-                    (sv.set.name().to_string(), serde_json::Value::Object(terms))
-                })
-                .collect();
-            object.insert(
-                "comment".to_string(),
-                serde_json::json!(format!("{}: [middlegame, endgame] centipawns per term, written by pgntune", weights.name)),
-            );
-            out = serde_json::to_string_pretty(&object).expect("values serialise") + "\n";
+            let json = SetsJson {
+                sets: sets
+                    .iter()
+                    .map(|sv| (sv.set.name(), sv.terms.iter().map(|(t, mg, eg)| (t.as_str(), [round(*mg), round(*eg)])).collect()))
+                    .collect(),
+                comment: format!("{}: [middlegame, endgame] centipawns per term, written by pgntune", weights.name),
+            };
+            out = serde_json::to_string_pretty(&json).expect("values serialise") + "\n";
         }
         Language::Rust | Language::C => {
             let rust = language == Language::Rust;

@@ -7,13 +7,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::curve::{Scale, ScoreCurve, score_curve};
 pub use super::error::AnalyzeError;
 use super::groups::{ELO_BANDS, GroupFit, GroupKey, compare, fit_groups};
 use super::plots::{self, ConvergencePlot, GroupComparisonPlot, GroupValues, PlotError, ScoreCurvePlot, ScorePoint};
+use crate::fit::report::FitReportJson;
 use crate::fit::{DrawMode, FitConfig, FitReport, MergedRows, RowMerger, fit};
+use crate::json::Object;
 use crate::pgn::extract::Progress;
 use crate::pgn::{ExtractConfig, ExtractStats, InputSource, extract};
 
@@ -335,28 +338,27 @@ impl GroupTable {
     /// `decisive_games`, `rows`, `fit` (the fit's own JSON or `null`),
     /// `note` (why not fitted, or `null`) and `z` (per column, compared
     /// inputs only, else `null`).
-    pub fn to_json(&self) -> Value {
-        let list: Vec<Value> = self
+    pub fn json(&self) -> GroupTableJson<'_> {
+        let groups = self
             .fits
             .iter()
             .zip(self.differences())
             .map(|(g, diff)| {
-                let z = diff.map(|d| {
-                    let columns = g.fit.as_ref().map(|f| f.columns.clone()).unwrap_or_default();
-                    columns.iter().zip(d).map(|(c, d)| (c.clone(), json!(d.map(|d| d.z)))).collect::<serde_json::Map<_, _>>()
-                });
-                json!({
-                    "name": g.name,
-                    "games": g.games,
-                    "decisive_games": g.decisive_games,
-                    "rows": g.rows,
-                    "fit": g.fit.as_ref().map(FitReport::to_json),
-                    "note": g.note,
-                    "z": z,
-                })
+                // The columns are the group's fit's; a group not fitted has none.
+                let columns = g.fit.as_ref().map_or(&[][..], |f| &f.columns[..]);
+                let z = diff.map(|d| columns.iter().map(String::as_str).zip(d).map(|(c, d)| (c, d.map(|d| d.z))).collect());
+                GroupJson {
+                    name: &g.name,
+                    games: g.games,
+                    decisive_games: g.decisive_games,
+                    rows: g.rows,
+                    fit: g.fit.as_ref().map(FitReport::json),
+                    note: g.note.as_deref(),
+                    z,
+                }
             })
             .collect();
-        json!({ "title": self.title, "groups": list })
+        GroupTableJson { title: &self.title, groups }
     }
 
     /// The comparison figure's data: per fitted group its values and intervals.
@@ -388,14 +390,15 @@ impl AnalyzeReport {
     /// The whole analysis as one JSON object: `score_curve` (`scale`,
     /// `points` [{balance, rows, points, mean, ci95}], `alpha`,
     /// `alpha_ci95`, `alpha_decisive`), `fit` (the fit of all games, as
-    /// `fit --json` writes it) and `groups` (see [`GroupTable::to_json`],
+    /// `fit --json` writes it) and `groups` (see [`GroupTable::json`],
     /// or `null` without grouping).
+    pub fn json(&self) -> AnalyzeReportJson<'_> {
+        AnalyzeReportJson { score_curve: &self.curve, fit: self.fit.json(), groups: self.groups.as_ref().map(GroupTable::json) }
+    }
+
+    /// [`AnalyzeReport::json`] as a value (what `analyze --json` prints).
     pub fn to_json(&self) -> Value {
-        json!({
-            "score_curve": serde_json::to_value(&self.curve).unwrap_or(Value::Null),
-            "fit": self.fit.to_json(),
-            "groups": self.groups.as_ref().map(GroupTable::to_json),
-        })
+        crate::json::to_value(&self.json())
     }
 
     /// Writes the figures (score curve, convergence, group comparison) as
@@ -443,6 +446,46 @@ impl AnalyzeReport {
         }
         Ok(written)
     }
+}
+
+/// [`AnalyzeReport`]'s JSON (see [`AnalyzeReport::json`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnalyzeReportJson<'a> {
+    /// The score curve.
+    pub score_curve: &'a ScoreCurve,
+    /// The fit of all games.
+    pub fit: FitReportJson<'a>,
+    /// The per-group fits, `null` without grouping.
+    pub groups: Option<GroupTableJson<'a>>,
+}
+
+/// [`GroupTable`]'s JSON (see [`GroupTable::json`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupTableJson<'a> {
+    /// The table's title.
+    pub title: &'a str,
+    /// Every group, in the table's order.
+    pub groups: Vec<GroupJson<'a>>,
+}
+
+/// One group in [`GroupTableJson`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupJson<'a> {
+    /// The group's name.
+    pub name: &'a str,
+    /// Its games, when known.
+    pub games: Option<u64>,
+    /// Its decisive games, when known.
+    pub decisive_games: Option<u64>,
+    /// Its rows.
+    pub rows: u64,
+    /// Its fit, `null` when not fitted.
+    pub fit: Option<FitReportJson<'a>>,
+    /// Why it was not fitted.
+    pub note: Option<&'a str>,
+    /// Per column the difference from the first group over its standard
+    /// error (compared inputs only, else `null`).
+    pub z: Option<Object<&'a str, Option<f64>>>,
 }
 
 /// The figures [`AnalyzeReport::write_figures`] may write, without extension.

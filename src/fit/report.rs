@@ -1,9 +1,11 @@
 //! Rendering a [`FitReport`]: the human table, the JSON object, the trace
 //! CSV and the weights file.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
-use super::{DrawMode, FitReport, Loss, SolverKind};
+use super::{BootstrapSummary, Check, DrawBand, DrawMode, FitReport, HoldoutSummary, Loss, SolverKind};
+use crate::json::Object;
 use crate::weights::{FORMAT, Weights};
 
 /// Formats like C++ streams and `printf("%g")` with 6 significant digits,
@@ -48,6 +50,11 @@ fn solver_name(s: SolverKind) -> &'static str {
         SolverKind::Newton => "newton",
         SolverKind::Gd => "gd",
     }
+}
+
+/// Values keyed by their column's name, in the columns' order.
+fn by_column<'a, T: Clone>(columns: &'a [String], values: &[T]) -> Object<&'a str, T> {
+    columns.iter().map(String::as_str).zip(values.iter().cloned()).collect()
 }
 
 fn opt(v: Option<f64>, decimals: usize) -> String {
@@ -184,54 +191,44 @@ impl FitReport {
         out
     }
 
-    /// The JSON object (`--json`).
+    /// The JSON object (`--json`): see [`FitReportJson`].
+    pub fn json(&self) -> FitReportJson<'_> {
+        let columns = &self.columns;
+        let [black_wins, draws, white_wins] = self.results;
+        FitReportJson {
+            games: self.games,
+            rows: self.rows,
+            rows_used: self.rows_used,
+            distinct_rows: self.distinct_rows,
+            results: ResultsJson { white_wins, draws, black_wins },
+            draws: draws_name(self.draws),
+            loss_function: if self.loss_kind == Loss::Mse { "mse" } else { "cross-entropy" },
+            lambda: self.lambda,
+            solver: solver_name(self.solver),
+            iterations: self.iterations,
+            converged: self.converged,
+            gradient_norm: self.grad_norm,
+            loss: self.loss,
+            theta: by_column(columns, &self.theta),
+            stderr: by_column(columns, &self.stderr),
+            intercept: self.intercept.map(|(value, stderr)| InterceptJson { value, stderr }),
+            reference: self.reference.map(|r| self.columns[r].as_str()),
+            values: self.values.as_ref().map(|values| by_column(columns, values)),
+            values_ci95: self.values_ci95.as_ref().map(|ci| by_column(columns, ci)),
+            draw_band: self.draw_band.as_ref(),
+            dispersion: self.dispersion,
+            separable: self.separable,
+            checks: &self.checks,
+            bootstrap: self.bootstrap.as_ref(),
+            holdout: self.holdout.as_ref(),
+            warnings: &self.warnings,
+            seconds: self.seconds,
+        }
+    }
+
+    /// [`FitReport::json`] as a value (what `fit --json` prints).
     pub fn to_json(&self) -> Value {
-        let by_column = |values: &dyn Fn(usize) -> Value| -> Value {
-            Value::Object(self.columns.iter().enumerate().map(|(j, c)| (c.clone(), values(j))).collect::<Map<_, _>>())
-        };
-        let mut o = Map::new();
-        o.insert("games".into(), json!(self.games));
-        o.insert("rows".into(), json!(self.rows));
-        o.insert("rows_used".into(), json!(self.rows_used));
-        o.insert("distinct_rows".into(), json!(self.distinct_rows));
-        o.insert("results".into(), json!({"white_wins": self.results[2], "draws": self.results[1], "black_wins": self.results[0]}));
-        o.insert("draws".into(), json!(draws_name(self.draws)));
-        o.insert("loss_function".into(), json!(if self.loss_kind == Loss::Mse { "mse" } else { "cross-entropy" }));
-        o.insert("lambda".into(), json!(self.lambda));
-        o.insert("solver".into(), json!(solver_name(self.solver)));
-        o.insert("iterations".into(), json!(self.iterations));
-        o.insert("converged".into(), json!(self.converged));
-        o.insert("gradient_norm".into(), json!(self.grad_norm));
-        o.insert("loss".into(), json!(self.loss));
-        o.insert("theta".into(), by_column(&|j| json!(self.theta[j])));
-        o.insert("stderr".into(), by_column(&|j| json!(self.stderr[j])));
-        if let Some((b0, se)) = self.intercept {
-            o.insert("intercept".into(), json!({"value": b0, "stderr": se}));
-        }
-        o.insert("reference".into(), json!(self.reference.map(|r| &self.columns[r])));
-        if let Some(values) = &self.values {
-            o.insert("values".into(), by_column(&|j| json!(values[j])));
-        }
-        if let Some(ci) = &self.values_ci95 {
-            o.insert("values_ci95".into(), by_column(&|j| json!(ci[j].map(|(lo, hi)| [lo, hi]))));
-        }
-        if let Some(band) = &self.draw_band {
-            o.insert("draw_band".into(), json!(band));
-        }
-        if let Some(phi) = self.dispersion {
-            o.insert("dispersion".into(), json!(phi));
-        }
-        o.insert("separable".into(), json!(self.separable));
-        o.insert("checks".into(), json!(self.checks));
-        if let Some(b) = &self.bootstrap {
-            o.insert("bootstrap".into(), json!(b));
-        }
-        if let Some(h) = &self.holdout {
-            o.insert("holdout".into(), json!(h));
-        }
-        o.insert("warnings".into(), json!(self.warnings));
-        o.insert("seconds".into(), json!(self.seconds));
-        Value::Object(o)
+        crate::json::to_value(&self.json())
     }
 
     /// Every iterate as (iteration, values, loss): values normalised to the
@@ -287,6 +284,97 @@ impl FitReport {
             weights: self.columns.iter().cloned().zip(self.theta.iter().copied()).collect(),
         }
     }
+}
+
+/// A [`FitReport`] as JSON. The keys of the optional parts (`intercept`,
+/// `values`, `values_ci95`, `draw_band`, `dispersion`, `bootstrap`,
+/// `holdout`) are left out when the fit has none; the others are always
+/// there, `null` when unknown. Per-column values are objects keyed by
+/// column name, in the columns' order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FitReportJson<'a> {
+    /// Games with rows, when known.
+    pub games: Option<u64>,
+    /// All rows given.
+    pub rows: u64,
+    /// Rows the model used.
+    pub rows_used: u64,
+    /// Distinct feature vectors.
+    pub distinct_rows: usize,
+    /// Rows per result.
+    pub results: ResultsJson,
+    /// `exclude`, `half` or `ordinal`.
+    pub draws: &'static str,
+    /// `cross-entropy` or `mse`.
+    pub loss_function: &'static str,
+    /// The L2 penalty.
+    pub lambda: f64,
+    /// `lbfgs`, `newton` or `gd`.
+    pub solver: &'static str,
+    /// Iterations.
+    pub iterations: u64,
+    /// Whether the gradient norm fell below the tolerance.
+    pub converged: bool,
+    /// The final gradient norm.
+    pub gradient_norm: f64,
+    /// The final cost.
+    pub loss: f64,
+    /// θ by column.
+    pub theta: Object<&'a str, f64>,
+    /// θ's standard errors by column, `null` where not estimable.
+    pub stderr: Object<&'a str, Option<f64>>,
+    /// The intercept, when fitted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intercept: Option<InterceptJson>,
+    /// The reference column's name, `null` without one.
+    pub reference: Option<&'a str>,
+    /// Values with the reference = 100, by column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Object<&'a str, f64>>,
+    /// Their 95% intervals by column (a pair is the array `[low, high]`),
+    /// `null` where unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values_ci95: Option<Object<&'a str, Option<(f64, f64)>>>,
+    /// The ordinal model's draw band.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_band: Option<&'a DrawBand>,
+    /// Quasi-binomial dispersion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispersion: Option<f64>,
+    /// Whether the decisive rows are perfectly separated.
+    pub separable: bool,
+    /// The Capablanca rules.
+    pub checks: &'a [Check],
+    /// Bootstrap intervals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<&'a BootstrapSummary>,
+    /// Held-out evaluation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<&'a HoldoutSummary>,
+    /// Messages worth showing.
+    pub warnings: &'a [String],
+    /// Seconds spent fitting.
+    pub seconds: f64,
+}
+
+/// Rows per result in [`FitReportJson`], white's wins first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultsJson {
+    /// Rows of games white won.
+    pub white_wins: u64,
+    /// Rows of drawn games.
+    pub draws: u64,
+    /// Rows of games black won.
+    pub black_wins: u64,
+}
+
+/// The intercept in [`FitReportJson`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct InterceptJson {
+    /// Its value.
+    pub value: f64,
+    /// Its standard error, `null` when not estimable.
+    pub stderr: Option<f64>,
 }
 
 #[cfg(test)]

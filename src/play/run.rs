@@ -8,15 +8,16 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
 pub use super::config::{RunKind, today};
 use super::lock::{LockError, StateLock};
 use super::state::MatchState;
 use super::tournament::{MatchConfig, MatchError, MatchProgress, StopReason, Timing, play_match};
 use crate::atomic::{Destination, OutputKind, OutputPlan, PlanError};
-use crate::stats::json::{estimate_json, penta_json, sprt_json, wdl_json};
 use crate::stats::{EloEstimate, Penta, Report, Signed1, SprtConfig, SprtDecision, Wdl};
+
+mod json;
+pub use json::{MatchReportJson, OpponentJson, TimingJson, VerdictJson, VerifyReportJson};
 
 /// Where a new run keeps its games and state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -250,48 +251,6 @@ impl MatchReport {
             games_on_stdout,
         }
     }
-
-    /// The report as one JSON object: `kind` (`match`, `verify`,
-    /// `selfplay`), `games` (all committed), `stopped` (`{"kind":
-    /// "all_games_played"}`, `{"kind": "sprt_accepted_h1", "pairs": N}`,
-    /// `{"kind": "sprt_accepted_h0", "pairs": N}` or `null`), `results` (per
-    /// opponent: `engine`, `opponent`, `games` {wins, draws, losses},
-    /// `pairs` {LL, LD, DD+WL, WD, WW}, `trinomial` and `pentanomial`
-    /// estimates, `sprt` or `null`; see [`crate::stats::json`]), `pgn_out`
-    /// and `state` (paths or `null`), `timing` {games, wall_seconds,
-    /// engine_seconds, nodes} of this run.
-    pub fn to_json(&self) -> Value {
-        let results: Vec<Value> = self
-            .results
-            .iter()
-            .map(|r| {
-                json!({
-                    "engine": r.engine,
-                    "opponent": r.opponent,
-                    "games": wdl_json(&r.wdl),
-                    "pairs": penta_json(&r.penta),
-                    "trinomial": estimate_json(r.wdl.estimate()),
-                    "pentanomial": estimate_json(r.penta.estimate()),
-                    "sprt": self.sprt.map(|s| sprt_json(&s, &s.status(&r.penta))),
-                })
-            })
-            .collect();
-        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
-        json!({
-            "kind": self.kind,
-            "games": self.games,
-            "stopped": self.stopped,
-            "results": results,
-            "pgn_out": path(&self.pgn_out),
-            "state": path(&self.state),
-            "timing": {
-                "games": self.timing.games,
-                "wall_seconds": self.timing.wall.as_secs_f64(),
-                "engine_seconds": self.timing.engine.as_secs_f64(),
-                "nodes": self.timing.nodes,
-            },
-        })
-    }
 }
 
 /// Per opponent the statistics in fastchess's form, then why it stopped.
@@ -449,27 +408,6 @@ impl VerifyReport {
             SprtDecision::Continue => VerifyOutcome::Undecided,
         };
         Some(VerifyReport { report, outcome })
-    }
-
-    /// The match's JSON ([`MatchReport::to_json`]) with `verdict`:
-    /// `outcome` (`accepted_h1`, `accepted_h0`, `undecided`), `exit_code`,
-    /// `estimate` (see [`crate::stats::json`]), `basis` (pairs or single
-    /// games) and `text` (the paragraph `Display` gives).
-    pub fn to_json(&self) -> Value {
-        let mut value = self.report.to_json();
-        let r = &self.report.results[0];
-        let (estimate, basis) = match verdict_estimate(r) {
-            Ok((e, basis)) => (estimate_json(Ok(e)), Some(basis)),
-            Err(why) => (estimate_json(Err(why)), None),
-        };
-        value["verdict"] = json!({
-            "outcome": self.outcome,
-            "exit_code": self.outcome.exit_code(),
-            "estimate": estimate,
-            "basis": basis,
-            "text": self.to_string(),
-        });
-        value
     }
 }
 

@@ -38,7 +38,7 @@ pub use elo::{Degenerate, EloEstimate, NELO_PER_T, elo_from_score, score_from_el
 pub use normal::{Z_95, normal_cdf};
 pub use report::Report;
 pub use sprt::{EloModel, MAX_LOGISTIC_ELO, MAX_NORMALIZED_ELO, SprtConfig, SprtConfigError, SprtDecision, SprtStatus};
-pub use summary::{StatsConfig, StatsError, StatsReport, summarise};
+pub use summary::{StatsConfig, StatsError, StatsReport, StatsReportJson, StatsSprtJson, summarise};
 
 #[cfg(test)]
 mod properties;

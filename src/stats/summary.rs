@@ -2,10 +2,11 @@
 
 use std::fmt;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::counts::{Penta, Wdl};
-use super::json::{estimate_json, penta_json, sprt_json, wdl_json};
+use super::json::{EstimateJson, PentaJson, SprtJson, WdlJson};
 use super::report::Report;
 use super::sprt::{SprtConfig, SprtStatus};
 
@@ -89,26 +90,52 @@ pub fn summarise(config: StatsConfig) -> Result<StatsReport, StatsError> {
     Ok(StatsReport { config, sprt, llr_approx })
 }
 
+/// [`StatsReport`]'s JSON: the counts, the estimates from each, the SPRT.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StatsReportJson {
+    /// The single-game counts, `null` when not given.
+    pub games: Option<WdlJson>,
+    /// The pair counts, `null` when not given.
+    pub pairs: Option<PentaJson>,
+    /// The estimate from single games.
+    pub trinomial: Option<EstimateJson>,
+    /// The estimate from pairs.
+    pub pentanomial: Option<EstimateJson>,
+    /// The SPRT, `null` without bounds.
+    pub sprt: Option<StatsSprtJson>,
+}
+
+/// The SPRT of `stats`: the shared shape ([`SprtJson`]) and, last,
+/// fishtest's closed-form LLR (`null` without pairs).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StatsSprtJson {
+    /// Settings, LLR, bounds and decision.
+    #[serde(flatten)]
+    pub sprt: SprtJson,
+    /// The closed-form LLR on the pairs.
+    pub llr_approx: Option<f64>,
+}
+
 impl StatsReport {
     /// The report as one JSON object: `games` (`{"wins", "draws",
     /// "losses"}` or `null`), `pairs` (`{"LL", "LD", "DD+WL", "WD", "WW"}` or
     /// `null`), `trinomial` and `pentanomial` (estimates, see
     /// [`super::json`], or `null` without their counts), `sprt` (`null`
-    /// without bounds; with pairs it adds `llr_approx`).
-    pub fn to_json(&self) -> Value {
+    /// without bounds; it ends with `llr_approx`, `null` without pairs).
+    pub fn json(&self) -> StatsReportJson {
         let c = &self.config;
-        let sprt = c.sprt.zip(self.sprt).map(|(config, status)| {
-            let mut v = sprt_json(&config, &status);
-            v["llr_approx"] = json!(self.llr_approx);
-            v
-        });
-        json!({
-            "games": c.wdl.as_ref().map(wdl_json),
-            "pairs": c.penta.as_ref().map(penta_json),
-            "trinomial": c.wdl.map(|w| estimate_json(w.estimate())),
-            "pentanomial": c.penta.map(|p| estimate_json(p.estimate())),
-            "sprt": sprt,
-        })
+        StatsReportJson {
+            games: c.wdl.as_ref().map(WdlJson::from),
+            pairs: c.penta.as_ref().map(PentaJson::from),
+            trinomial: c.wdl.map(|w| w.estimate().into()),
+            pentanomial: c.penta.map(|p| p.estimate().into()),
+            sprt: c.sprt.zip(self.sprt).map(|(config, status)| StatsSprtJson { sprt: SprtJson::new(&config, &status), llr_approx: self.llr_approx }),
+        }
+    }
+
+    /// [`StatsReport::json`] as a value (what `stats --json` prints).
+    pub fn to_json(&self) -> Value {
+        crate::json::to_value(&self.json())
     }
 }
 

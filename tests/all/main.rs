@@ -18,6 +18,7 @@ mod fit;
 mod guide;
 mod imbalance;
 mod interfaces;
+mod json_keys;
 mod label;
 mod layers;
 mod notebooks;

@@ -35,6 +35,7 @@ use serde::Serialize;
 use crate::dataset::positions::{Positions, unpack};
 use constraints::Freedom;
 use problem::{Objective, Selection, SparseLoss};
+pub use report::{TuneReportJson, TunedColumnJson};
 pub use scale::{BadScaleK, MAX_K, MIN_K, ScaleK};
 
 /// The scale of evaluation labels: how their centipawns become a win

@@ -5,9 +5,10 @@
 use crate::stats::Z_95;
 use std::fmt::Write as _;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
-use super::{ColumnStatus, TuneReport};
+use super::{ColumnStatus, LabelAgreement, StopReason, TuneReport};
 use crate::features::FeatureSet;
 use crate::weights::{FORMAT, Weights};
 
@@ -152,44 +153,52 @@ impl TuneReport {
         t
     }
 
-    /// One JSON object with every number of the report.
+    /// One JSON object with every number of the report: see [`TuneReportJson`].
+    pub fn json(&self) -> TuneReportJson<'_> {
+        TuneReportJson {
+            features: &self.features,
+            k: self.k,
+            k_fitted: self.k_fitted,
+            label_k: self.label_k.map(|(k, _)| k),
+            label_k_fitted: self.label_k.map(|(_, fitted)| fitted),
+            label_k_own: self.label_k_own,
+            label_agreement: self.label_agreement.as_ref(),
+            loss: self.loss,
+            solver: self.solver,
+            iterations: self.iterations,
+            passes: self.passes,
+            stopped: self.stopped,
+            seconds: self.seconds,
+            train_positions: self.train_positions,
+            holdout_positions: self.holdout_positions,
+            train_games: self.train_games,
+            labelled_positions: self.labelled_positions,
+            start_loss: self.start_loss,
+            train_loss: self.train_loss,
+            start_holdout_loss: self.start_holdout_loss,
+            holdout_loss: self.holdout_loss,
+            dispersion: self.dispersion,
+            held: &self.held,
+            not_identified: &self.not_identified,
+            memory_bytes: self.memory_bytes,
+            warnings: &self.warnings,
+            columns: (0..self.columns.len())
+                .map(|j| TunedColumnJson {
+                    name: &self.columns[j],
+                    value: self.weights[j],
+                    start: self.start[j],
+                    prior: self.prior[j],
+                    stderr: self.stderr[j],
+                    status: self.status[j],
+                })
+                .collect(),
+        }
+    }
+
+    /// [`TuneReport::json`] as a value (what `fit --json` and `tune --json`
+    /// print for the whole-evaluation tuner).
     pub fn to_json(&self) -> Value {
-        json!({
-            "features": self.features,
-            "k": self.k,
-            "k_fitted": self.k_fitted,
-            "label_k": self.label_k.map(|(k, _)| k),
-            "label_k_fitted": self.label_k.map(|(_, f)| f),
-            "label_k_own": self.label_k_own,
-            "label_agreement": self.label_agreement,
-            "loss": self.loss,
-            "solver": self.solver,
-            "iterations": self.iterations,
-            "passes": self.passes,
-            "stopped": self.stopped,
-            "seconds": self.seconds,
-            "train_positions": self.train_positions,
-            "holdout_positions": self.holdout_positions,
-            "train_games": self.train_games,
-            "labelled_positions": self.labelled_positions,
-            "start_loss": self.start_loss,
-            "train_loss": self.train_loss,
-            "start_holdout_loss": self.start_holdout_loss,
-            "holdout_loss": self.holdout_loss,
-            "dispersion": self.dispersion,
-            "held": self.held,
-            "not_identified": self.not_identified,
-            "memory_bytes": self.memory_bytes,
-            "warnings": self.warnings,
-            "columns": self.columns.iter().enumerate().map(|(j, c)| json!({
-                "name": c,
-                "value": self.weights[j],
-                "start": self.start[j],
-                "prior": self.prior[j],
-                "stderr": self.stderr[j],
-                "status": self.status[j],
-            })).collect::<Vec<_>>(),
-        })
+        crate::json::to_value(&self.json())
     }
 
     /// The trace as CSV: iteration, training loss, held-out loss.
@@ -201,6 +210,83 @@ impl TuneReport {
         }
         out
     }
+}
+
+/// A [`TuneReport`] as JSON: the settings, the losses, then one entry per
+/// column. Every key is always there, `null` when unknown.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TuneReportJson<'a> {
+    /// The layout's specification.
+    pub features: &'a str,
+    /// Texel's K.
+    pub k: f64,
+    /// Whether K was fitted on the starting weights.
+    pub k_fitted: bool,
+    /// The labels' K in the targets, when labels are mixed in.
+    pub label_k: Option<f64>,
+    /// Whether that K is the labels' own fitted one.
+    pub label_k_fitted: Option<bool>,
+    /// The labels' own K against the results.
+    pub label_k_own: Option<f64>,
+    /// How well the labels agree with the results.
+    pub label_agreement: Option<&'a LabelAgreement>,
+    /// `ce` or `mse`.
+    pub loss: &'static str,
+    /// The solver.
+    pub solver: &'static str,
+    /// Iterations (L-BFGS) or epochs (Adam).
+    pub iterations: u64,
+    /// Passes over the positions.
+    pub passes: u64,
+    /// Why the solver stopped.
+    pub stopped: StopReason,
+    /// Seconds spent fitting.
+    pub seconds: f64,
+    /// Positions trained on.
+    pub train_positions: usize,
+    /// Positions held out.
+    pub holdout_positions: usize,
+    /// Distinct games among the training positions.
+    pub train_games: usize,
+    /// Positions with evaluation labels.
+    pub labelled_positions: usize,
+    /// The training loss at the start.
+    pub start_loss: f64,
+    /// The training loss at the end.
+    pub train_loss: f64,
+    /// The held-out loss at the start.
+    pub start_holdout_loss: Option<f64>,
+    /// The held-out loss at the end.
+    pub holdout_loss: Option<f64>,
+    /// Quasi-binomial dispersion.
+    pub dispersion: Option<f64>,
+    /// Levels held at their start.
+    pub held: &'a [String],
+    /// Columns without a standard error.
+    pub not_identified: &'a [String],
+    /// Memory of the positions in bytes.
+    pub memory_bytes: usize,
+    /// Messages worth showing.
+    pub warnings: &'a [String],
+    /// Every column, in the layout's order.
+    pub columns: Vec<TunedColumnJson<'a>>,
+}
+
+/// One column in [`TuneReportJson`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TunedColumnJson<'a> {
+    /// The column's name.
+    pub name: &'a str,
+    /// Its tuned value (centipawns).
+    pub value: f64,
+    /// Its starting value.
+    pub start: f64,
+    /// Its prior.
+    pub prior: f64,
+    /// Its standard error, `null` when not identified.
+    pub stderr: Option<f64>,
+    /// `tuned`, `frozen` or `unseen`.
+    pub status: ColumnStatus,
 }
 
 /// The first `n` names and how many more.
