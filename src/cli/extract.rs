@@ -304,14 +304,10 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
 /// foreign file), or no content at all (an empty file, a file cut to
 /// nothing), rather than writing empty outputs as if all were well.
 pub(super) fn no_game_found(stats: &ExtractStats, inputs: &[String]) -> Result<()> {
-    let what = || if inputs.len() == 1 { inputs[0].clone() } else { format!("the {} inputs", inputs.len()) };
-    if stats.found_no_game() {
-        bail!("{}: no PGN game found (not a PGN file?)", what());
+    match stats.nothing_found(inputs) {
+        Some(nothing) => bail!(nothing),
+        None => Ok(()),
     }
-    if stats.text_bytes == 0 && stats.games_read == 0 {
-        bail!("{}: empty: no PGN game to read", what());
-    }
-    Ok(())
 }
 
 /// The columns every dataset may have besides its features and tags

@@ -217,12 +217,8 @@ fn finish_reading(
 ) -> Result<ExtractStats, TuneRunError> {
     observer.read_finished();
     let stats = stats?;
-    let what = || if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
-    if stats.found_no_game() {
-        return Err(TuneRunError::Config(format!("{}: no PGN game found (not a PGN file?)", what())));
-    }
-    if stats.text_bytes == 0 && stats.games_read == 0 {
-        return Err(TuneRunError::Config(format!("{}: empty: no PGN game to read", what())));
+    if let Some(nothing) = stats.nothing_found(names) {
+        return Err(TuneRunError::Config(nothing));
     }
     observer.extracted(&stats);
     Ok(stats)

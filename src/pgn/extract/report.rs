@@ -129,6 +129,16 @@ impl ExtractStats {
         self.text_bytes > 0 && self.games_recognised == 0 && self.games_used == 0
     }
 
+    /// Why inputs named `names` gave nothing to learn from, if they did
+    /// not: not one PGN game in them, or nothing in them at all.
+    pub fn nothing_found(&self, names: &[String]) -> Option<String> {
+        let what = || if names.len() == 1 { names[0].clone() } else { format!("the {} inputs", names.len()) };
+        if self.found_no_game() {
+            return Some(format!("{}: no PGN game found (not a PGN file?)", what()));
+        }
+        (self.text_bytes == 0 && self.games_read == 0).then(|| format!("{}: empty: no PGN game to read", what()))
+    }
+
     /// Games skipped for any reason.
     pub fn games_skipped(&self) -> u64 {
         self.skipped_unknown_result
