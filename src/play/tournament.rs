@@ -296,7 +296,7 @@ pub fn play_match(
     let resumable = adjourned.iter().filter(|_| !deterministic).map(|(&g, game)| (g, game.clone())).collect();
     let sealed: Mutex<std::collections::BTreeMap<u64, InProgress>> = Mutex::new(resumable);
     let failed = AtomicBool::new(false);
-    let (tx, rx) = crossbeam_channel::unbounded::<Report>();
+    let (tx, rx) = std::sync::mpsc::channel::<Report>();
 
     let outcome = std::thread::scope(|scope| -> Result<(), MatchError> {
         for _ in 0..(threads.max(1) as u64).min(pending_count.max(1)) {

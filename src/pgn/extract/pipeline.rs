@@ -112,7 +112,7 @@ fn run_parallel(
         Done(u64),
         Failed(ExtractError),
     }
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<Message>();
+    let (result_tx, result_rx) = std::sync::mpsc::channel::<Message>();
     // Tickets bound the batches in flight (queued, being replayed, or waiting
     // to be written in order), and with them the memory used.
     let in_flight = 4 * threads;
