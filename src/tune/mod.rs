@@ -374,3 +374,6 @@ fn prove(
     drop(progress);
     verdict.map_err(TuneRunError::Verify)
 }
+
+#[cfg(test)]
+mod tests;
