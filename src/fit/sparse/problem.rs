@@ -21,6 +21,20 @@ use crate::fit::model::{sigmoid, softplus};
 /// Positions per chunk of the parallel sums.
 pub const CHUNK: usize = 8192;
 
+/// Positions per chunk when the sums run over a list (Adam's mini-batches):
+/// smaller, so that a batch of 16,384 is 16 tasks, not 2, and its step
+/// uses every thread. Fixed, not derived from the batch or the threads, so
+/// the bits stay the same for any thread count.
+pub const LIST_CHUNK: usize = 1024;
+
+/// The chunk length of the parallel sums over `selection`.
+fn chunk_len(selection: Selection) -> usize {
+    match selection {
+        Selection::List(_) => LIST_CHUNK,
+        Selection::All | Selection::Mask(_) => CHUNK,
+    }
+}
+
 /// The loss of one position.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SparseLoss {
@@ -172,12 +186,12 @@ impl Objective {
             Selection::List(list) => list.len(),
             _ => self.positions.len(),
         };
-        let chunks = n.div_ceil(CHUNK);
+        let chunk = chunk_len(selection);
         let partial: Vec<Sums> = self.pool.install(|| {
-            (0..chunks)
+            (0..n.div_ceil(chunk))
                 .into_par_iter()
                 .map(|c| {
-                    let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                    let range = c * chunk..((c + 1) * chunk).min(n);
                     match selection {
                         Selection::All => self.chunk_sums(range, &wm, &we, gradient),
                         Selection::Mask(mask) => self.chunk_sums(range.filter(|&i| mask[i]), &wm, &we, gradient),
@@ -224,11 +238,12 @@ impl Objective {
             }
             (acc, count)
         };
+        let chunk = chunk_len(selection);
         let partial: Vec<(Vec<[f64; 3]>, f64)> = self.pool.install(|| {
-            (0..n.div_ceil(CHUNK))
+            (0..n.div_ceil(chunk))
                 .into_par_iter()
                 .map(|c| {
-                    let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                    let range = c * chunk..((c + 1) * chunk).min(n);
                     match selection {
                         Selection::All => diagonal_of(&mut range.into_iter()),
                         Selection::Mask(mask) => diagonal_of(&mut range.filter(|&i| mask[i])),

@@ -74,6 +74,26 @@ fn the_same_weights_for_any_thread_count() {
 }
 
 #[test]
+fn adam_steps_are_the_same_bits_for_any_thread_count() {
+    // A batch of several list chunks: each step's gradient is summed by
+    // every thread, in chunk order.
+    let (positions, truth) = planted(12_000, 7);
+    let mut config = exact(truth.len());
+    config.standard_errors = false;
+    config.solver = TuneSolver::Adam { epochs: 3, batch: 5 * super::problem::LIST_CHUNK + 17, lr: 2.0 };
+    let mut reports = Vec::new();
+    for threads in [1, 2, 3] {
+        config.threads = threads;
+        reports.push(tune(positions.clone(), &config, quiet()).unwrap());
+    }
+    for r in &reports[1..] {
+        assert_eq!(r.weights, reports[0].weights);
+        assert_eq!(r.trace, reports[0].trace);
+    }
+    assert_ne!(reports[0].weights, config.start);
+}
+
+#[test]
 fn adam_reaches_the_lbfgs_optimum() {
     let (positions, truth) = planted(8_000, 5);
     let mut config = exact(truth.len());
