@@ -56,16 +56,23 @@ fn planted_weights_are_recovered_within_their_standard_errors() {
     assert!(report.train_loss < report.start_loss);
 }
 
+/// The same tune with 1, 2 and 3 threads.
+fn tuned_with_1_2_and_3_threads(positions: &Arc<Positions>, config: &mut TuneConfig) -> Vec<TuneReport> {
+    [1, 2, 3]
+        .into_iter()
+        .map(|threads| {
+            config.threads = threads;
+            tune(positions.clone(), config, quiet()).unwrap()
+        })
+        .collect()
+}
+
 #[test]
 fn the_same_weights_for_any_thread_count() {
     let (positions, truth) = planted(20_000, 4);
     let mut config = exact(truth.len());
     config.holdout = Some((0.2, 9));
-    let mut reports = Vec::new();
-    for threads in [1, 2, 3] {
-        config.threads = threads;
-        reports.push(tune(positions.clone(), &config, quiet()).unwrap());
-    }
+    let reports = tuned_with_1_2_and_3_threads(&positions, &mut config);
     for r in &reports[1..] {
         assert_eq!(r.weights, reports[0].weights);
         assert_eq!(r.holdout_loss, reports[0].holdout_loss);
@@ -81,11 +88,7 @@ fn adam_steps_are_the_same_bits_for_any_thread_count() {
     let mut config = exact(truth.len());
     config.standard_errors = false;
     config.solver = TuneSolver::Adam { epochs: 3, batch: 5 * super::problem::LIST_CHUNK + 17, lr: 2.0 };
-    let mut reports = Vec::new();
-    for threads in [1, 2, 3] {
-        config.threads = threads;
-        reports.push(tune(positions.clone(), &config, quiet()).unwrap());
-    }
+    let reports = tuned_with_1_2_and_3_threads(&positions, &mut config);
     for r in &reports[1..] {
         assert_eq!(r.weights, reports[0].weights);
         assert_eq!(r.trace, reports[0].trace);
