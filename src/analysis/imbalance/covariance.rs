@@ -19,10 +19,10 @@
 
 use std::collections::HashMap;
 
-use ndarray::Array2;
+use ndarray::{Array1, Array2};
 
 use crate::dataset::positions::Positions;
-use crate::fit::linalg::{NotPositiveDefinite, spd_inverse};
+use crate::fit::linalg::{Cholesky, NotPositiveDefinite, spd_inverse};
 use crate::fit::model::sigmoid;
 
 /// Both covariances of the weights of some columns.
@@ -136,15 +136,8 @@ pub fn wald(w: &[f64], v: &Array2<f64>, columns: &[usize]) -> Result<f64, NotPos
             sub[[r, s]] = v[[jr, js]];
         }
     }
-    let inverse = spd_inverse(&sub)?;
-    let beta: Vec<f64> = columns.iter().map(|&j| w[j]).collect();
-    let mut total = 0.0;
-    for r in 0..k {
-        for s in 0..k {
-            total += beta[r] * inverse[[r, s]] * beta[s];
-        }
-    }
-    Ok(total)
+    let beta: Array1<f64> = columns.iter().map(|&j| w[j]).collect();
+    Ok(beta.dot(&Cholesky::new(&sub)?.solve(&beta)))
 }
 
 #[cfg(test)]

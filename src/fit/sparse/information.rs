@@ -13,16 +13,22 @@
 //! still a linear combination of earlier ones is reported as not identified
 //! instead of making the whole inverse fail.
 
+use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::constraints::Freedom;
 use super::problem::Objective;
 use crate::dataset::positions::unpack;
+use crate::fit::linalg::pivoted_inverse;
 use crate::fit::model::sigmoid;
 
 /// Pair work (Σ terms² over positions) above which the information is
 /// estimated from a systematic sample of positions.
 const PAIR_BUDGET: f64 = 4e9;
+
+/// A coordinate whose pivot is at most this fraction of the information's
+/// largest diagonal entry is a combination of the others: not identified.
+const DEPENDENT: f64 = 1e-11;
 
 /// Fixed number of blocks the accumulation is split into (not the thread
 /// count, so that the sums are the same for any number of threads).
@@ -173,7 +179,7 @@ fn reduced_covariance(h: &[f64], columns: usize, freedom: &Freedom, ridge: f64, 
     let coords: Vec<usize> = (0..columns).filter(|&j| freedom.free[j] && !is_reference[j]).collect();
     let at = |i: usize, j: usize| h[i * columns + j];
     let m = coords.len();
-    let mut a = vec![0.0; m * m];
+    let mut a = Array2::<f64>::zeros((m, m));
     for (x, &i) in coords.iter().enumerate() {
         for (y, &j) in coords.iter().enumerate() {
             let mut v = at(i, j);
@@ -189,20 +195,19 @@ fn reduced_covariance(h: &[f64], columns: usize, freedom: &Freedom, ridge: f64, 
             // The ridge's Hessian in these coordinates: 2λn c² ZᵀZ.
             let same_group = reference_of[i].is_some() && reference_of[i] == reference_of[j];
             v += ridge * (f64::from(u8::from(x == y)) + f64::from(u8::from(same_group)));
-            a[x * m + y] = v;
+            a[[x, y]] = v;
         }
     }
-    let (kept, inverse) = pivoted_inverse(&a, m);
+    let (kept, inverse) = pivoted_inverse(&a, DEPENDENT);
     let mut stderr = vec![None; columns];
     let mut position = vec![None; columns];
     for (k, &x) in kept.iter().enumerate() {
         position[coords[x]] = Some(k);
     }
     let not_identified: Vec<usize> = coords.iter().copied().filter(|&j| position[j].is_none()).collect();
-    let n_kept = kept.len();
     for &j in &coords {
         if let Some(k) = position[j] {
-            stderr[j] = Some((inverse[k * n_kept + k] * dispersion).max(0.0).sqrt());
+            stderr[j] = Some((inverse[[k, k]] * dispersion).max(0.0).sqrt());
         }
     }
     // A reference column is minus the sum of its group's other columns.
@@ -210,59 +215,11 @@ fn reduced_covariance(h: &[f64], columns: usize, freedom: &Freedom, ridge: f64, 
         let r = *held.columns.last().expect("non-empty");
         let members: Vec<usize> = held.columns.iter().filter(|&&c| c != r).filter_map(|&c| position[c]).collect();
         if members.len() + 1 == held.columns.len() {
-            let var: f64 = members.iter().flat_map(|&a| members.iter().map(move |&b| (a, b))).map(|(a, b)| inverse[a * n_kept + b]).sum();
+            let var: f64 = members.iter().flat_map(|&a| members.iter().map(move |&b| (a, b))).map(|(a, b)| inverse[[a, b]]).sum();
             stderr[r] = Some((var * dispersion).max(0.0).sqrt());
         }
     }
     (stderr, not_identified)
-}
-
-/// Cholesky factorisation that skips coordinates whose pivot vanishes
-/// (linear combinations of earlier ones), then the inverse over the kept
-/// coordinates. Returns the kept coordinates and the inverse (row-major).
-fn pivoted_inverse(a: &[f64], m: usize) -> (Vec<usize>, Vec<f64>) {
-    let max_diag = (0..m).map(|i| a[i * m + i]).fold(0.0f64, f64::max);
-    let tolerance = max_diag * 1e-11;
-    let mut kept: Vec<usize> = Vec::with_capacity(m);
-    // Rows of L over the kept coordinates.
-    let mut l: Vec<Vec<f64>> = Vec::with_capacity(m);
-    for j in 0..m {
-        let mut row = Vec::with_capacity(kept.len() + 1);
-        for (k, &i) in kept.iter().enumerate() {
-            let mut s = a[j * m + i];
-            for x in 0..k {
-                s -= row[x] * l[k][x];
-            }
-            row.push(s / l[k][k]);
-        }
-        let d = a[j * m + j] - row.iter().map(|v| v * v).sum::<f64>();
-        if d.is_finite() && d > tolerance {
-            row.push(d.sqrt());
-            l.push(row);
-            kept.push(j);
-        }
-    }
-    let n = kept.len();
-    // Inverse of L Lᵀ, column by column.
-    let mut inverse = vec![0.0; n * n];
-    let mut y = vec![0.0; n];
-    for col in 0..n {
-        for i in 0..n {
-            let mut s = if i == col { 1.0 } else { 0.0 };
-            for k in 0..i {
-                s -= l[i][k] * y[k];
-            }
-            y[i] = s / l[i][i];
-        }
-        for i in (0..n).rev() {
-            let mut s = y[i];
-            for k in i + 1..n {
-                s -= l[k][i] * inverse[k * n + col];
-            }
-            inverse[i * n + col] = s / l[i][i];
-        }
-    }
-    (kept, inverse)
 }
 
 /// Where a fit's information came from, for the report: `None` when all
@@ -292,18 +249,5 @@ mod tests {
     fn ordinals_read_as_english() {
         let read: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112].into_iter().map(ordinal).collect();
         assert_eq!(read, ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th", "112th"]);
-    }
-
-    #[test]
-    fn pivoted_inverse_skips_dependent_coordinates() {
-        // x2 = x0 + x1: the third coordinate is dropped.
-        let a = [2.0, 1.0, 3.0, 1.0, 2.0, 3.0, 3.0, 3.0, 6.0];
-        let (kept, inv) = pivoted_inverse(&a, 3);
-        assert_eq!(kept, [0, 1]);
-        // inverse of [[2,1],[1,2]] = [[2,-1],[-1,2]]/3
-        let want = [2.0 / 3.0, -1.0 / 3.0, -1.0 / 3.0, 2.0 / 3.0];
-        for (g, w) in inv.iter().zip(want) {
-            assert!((g - w).abs() < 1e-12);
-        }
     }
 }
