@@ -21,5 +21,5 @@ fn every_notebook_runs() {
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("notebooks: 4 passed, 0 failed"), "{text}");
+    assert!(text.contains("notebooks: 5 passed, 0 failed"), "{text}");
 }
