@@ -13,21 +13,28 @@ spark-submit on a cluster, or with python3 (PySpark's own local Spark):
   spark-submit scale/spark/pgntune_spark.py match --pgntune target/release/pgntune \
       --shards 4 --pairs 200 --out match/ -- --engine 'name=a weights=classical' \
       --engine 'name=b weights=flat' --nodes 2000
-  python3 scale/spark/pgntune_spark.py rows-hash rows.svm   # one machine's rows, no Spark
+  pgntune extract GAMES... -o rows.parquet
+  python3 scale/spark/pgntune_spark.py rows-hash rows.parquet   # one machine's rows, hashed alike
 
 extract: each shard (from `pgntune split`'s manifest) is read by Spark
-(binaryFiles: local disk, HDFS, S3, ...), copied to the executor's local
-disk and piped through `pgntune extract SHARD --game-base FIRST_GAME -o -
---format svm` with RDD.pipe; the binary is shipped with the job
-(SparkContext.addFile). The LIBSVM lines come back with their game ids and
-plies, pgntune's warnings come back as messages, and the rows are written
-as Parquet partitioned by shard (columns shard, game, ply, label, idx,
-val; idx 0-based). A shard whose pgntune fails (exit code not 0) fails
-its task; Spark retries it (spark.task.maxFailures, `local[2,4]` in local
-mode), and the Parquet writer's commit protocol keeps only the rows of the
-attempt that succeeded. The multiset of rows is hashed (the sum of a
-64-bit hash per row, with the count) so that it can be compared with one
-machine's `pgntune extract ... -o rows.svm` (`rows-hash`).
+(binaryFiles: one task per shard), copied to the executor's local disk,
+and extracted there by `pgntune extract SHARD --game-base FIRST_GAME -o
+PART.parquet -j 1`, which writes the task's Parquet part itself into the
+task attempt's own folder; the binary is shipped with the job
+(SparkContext.addFile). No row passes through Python: Spark schedules,
+retries and reads Parquet, and the driver commits. A shard whose pgntune
+fails (exit code not 0) fails its task; Spark runs it again
+(spark.task.maxFailures, `local[2,4]` in local mode), and only the
+attempt whose result reached the driver is moved into --out, which
+appears (renamed from a hidden staging folder beside it, so --out must be
+on a file system every executor writes: local mode, NFS, a mounted
+bucket) only when every shard is done. The parts are partitioned by shard
+(`shard=K/part-K.parquet`), in pgntune's own Parquet shape; the job reads
+them as the rows shard, game, ply, label, idx, val (idx 0-based; a dense
+layout's idx and val come from Spark SQL's array functions). The multiset
+of rows is hashed in the JVM (the count, and the sum of Spark's 64-bit
+xxhash of each row), so that it can be compared with one machine's
+`pgntune extract ... -o rows.parquet` (`rows-hash`).
 
 fit: identical material vectors are aggregated by Spark to (vector, wins,
 draws, losses), written as a CSV that `pgntune fit` reads (merged rows),
@@ -43,7 +50,8 @@ mean at one per row. Layouts that pgntune fits with its whole-evaluation
 tuner (tapered or over 64 columns) are fitted there with a prior of zero
 and K = 400/ln 10, so that the tuner's centipawns are the logistic θ and
 its ridge λ·Σ(θ − 0)² is pgntune's λ. Both θ are printed side by side
-with their largest relative difference.
+with their largest relative difference. A sparse layout is fitted by
+`pgntune fit` straight from the Parquet parts.
 
 match: wave by wave, N tasks each run `pgntune match ... --shard K/N
 --pair-range A..B`; their PGN and state come back through the pipe and
@@ -54,61 +62,18 @@ one run would have; the next wave starts only when it has not.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 # ---------------------------------------------------------------- rows
-
-ROW_SCHEMA_DDL = "shard INT, game BIGINT, ply INT, label DOUBLE, idx ARRAY<INT>, val ARRAY<DOUBLE>"
-
-
-def parse_piped(lines):
-    """Turns the lines of piped `pgntune extract --format svm` runs into
-    ('row', shard, game, ply, label, idx, val), ('msg', shard, text) and
-    ('header', key, value) tuples. '@shard K' starts a shard's output,
-    '!K text' is a message from pgntune about shard K."""
-    shard, game, plies, used = None, None, [], 0
-    for line in lines:
-        if not line:
-            continue
-        head = line[0]
-        if head == "@":
-            shard, game, plies, used = int(line.split()[1]), None, [], 0
-        elif head == "!":
-            number, _, text = line[1:].partition(" ")
-            yield ("msg", int(number), text)
-        elif head == "#":
-            words = line[1:].split()
-            if words[:1] == ["game"]:
-                game = int(words[1])
-                k = words.index("evals") if "evals" in words else len(words)
-                plies, used = [int(p) for p in words[3:k]], 0
-            elif words and words[0] in ("layout:", "columns:"):
-                yield ("header", words[0][:-1], " ".join(words[1:]))
-        else:
-            parts = line.split()
-            idx, val = [], []
-            for item in parts[1:]:
-                j, v = item.split(":")
-                idx.append(int(j) - 1)
-                val.append(float(v))
-            ply = plies[used] if used < len(plies) else 0
-            used += 1
-            yield ("row", shard, game, ply, float(parts[0]), idx, val)
-
-
-def row_hash(game, ply, label, idx, val):
-    """A 64-bit hash of one row, from its values (not their text)."""
-    key = "%d %d %r %s" % (game, ply, float(label), " ".join("%d:%r" % (j, float(v)) for j, v in zip(idx, val)))
-    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
-
 
 MASK = (1 << 64) - 1
 
@@ -117,15 +82,68 @@ def multiset_digest(count, total):
     return "%d rows, hash %016x" % (count, total & MASK)
 
 
+def pgntune_metadata(spark, part):
+    """The layout and columns pgntune wrote into a Parquet file's footer
+    (`pgntune.layout`, `pgntune.columns`), read by the JVM's Parquet reader."""
+    jvm = spark._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        source = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(jvm.org.apache.hadoop.fs.Path(str(part)), conf)
+        reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(source)
+    except Py4JJavaError as error:
+        fail("%s: not a Parquet file (%s)" % (part, str(error.java_exception.getMessage()).splitlines()[0]))
+    try:
+        pairs = reader.getFooter().getFileMetaData().getKeyValueMetaData()
+        layout, columns = pairs.get("pgntune.layout"), pairs.get("pgntune.columns")
+    finally:
+        reader.close()
+    if layout is None or columns is None:
+        fail("%s: not rows written by pgntune extract (no pgntune.layout in its metadata)" % part)
+    return layout, json.loads(columns)
+
+
+def read_rows(spark, path, columns):
+    """pgntune's Parquet rows as the rows of this job: shard, game, ply,
+    label (white's score), idx (0-based columns that are non-zero) and val
+    (their values). A sparse file has idx and val already; a dense one (at
+    most 64 columns, one column per feature) gets them from Spark SQL's
+    array functions, in the JVM like every step here."""
+    from pyspark.sql import functions as F
+
+    frame = spark.read.parquet(str(path))
+    shard = F.col("shard") if "shard" in frame.columns else F.lit(0)
+    if "idx" in frame.columns:
+        idx, val = F.col("idx"), F.col("val")
+    else:
+        values = F.array(*[F.col("`%s`" % c).cast("double") for c in columns])
+        idx = F.filter(F.sequence(F.lit(0), F.lit(len(columns) - 1)), lambda i: F.element_at(values, i + 1) != 0)
+        val = F.transform(idx, lambda i: F.element_at(values, i + 1))
+    return frame.select(shard.cast("int").alias("shard"), "game", "ply", F.col("result").alias("label"), idx.alias("idx"), val.alias("val"))
+
+
+def rows_digest(rows):
+    """The multiset hash of rows: the count, and the sum modulo 2^64 of
+    Spark's 64-bit xxhash of each row's game, ply, label, idx and val. It
+    runs in the JVM; a sum does not depend on the order of the rows nor on
+    how they are split into files."""
+    from pyspark.sql import functions as F
+
+    hashed = rows.select(F.xxhash64("game", "ply", "label", "idx", "val").cast("decimal(38,0)").alias("h"))
+    count, total = hashed.agg(F.count(F.lit(1)), F.sum("h")).first()
+    return count, multiset_digest(count, int(total or 0))
+
+
 def cmd_rows_hash(args):
-    """The rows' multiset hash of one machine's `pgntune extract -o rows.svm`."""
-    count = total = 0
-    with open(args.svm) as f:
-        for t in parse_piped(["@shard 0"] + [l.rstrip("\n") for l in f]):
-            if t[0] == "row":
-                count += 1
-                total += row_hash(t[2], t[3], t[4], t[5], t[6])
-    print(json.dumps({"rows": count, "digest": multiset_digest(count, total)}))
+    """The rows' multiset hash of one machine's `pgntune extract -o rows.parquet`."""
+    if not Path(args.parquet).is_file():
+        fail("%s: no such file" % args.parquet)
+    spark = spark_session(args, "pgntune rows-hash")
+    _, columns = pgntune_metadata(spark, args.parquet)
+    count, digest = rows_digest(read_rows(spark, args.parquet, columns))
+    print(json.dumps({"rows": count, "digest": digest}))
+    spark.stop()
 
 
 # --------------------------------------------------------------- spark
@@ -134,9 +152,9 @@ def spark_session(args, name):
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(name)
-    if args.master:
+    if getattr(args, "master", None):
         builder = builder.master(args.master)
-    # Executors run this very Python (PySpark's workers and the pipe's parser).
+    # Executors run this very Python (PySpark's workers).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # binaryFiles packs whole files into splits of up to max(open cost,
     # bytes per core) bytes, capped by spark.files.maxPartitionBytes; a cap
@@ -144,7 +162,7 @@ def spark_session(args, name):
     builder = (
         builder.config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", str(args.partitions))
+        .config("spark.sql.shuffle.partitions", str(getattr(args, "partitions", 4)))
         .config("spark.files.maxPartitionBytes", "1")
         .config("spark.files.openCostInBytes", "1")
         .config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
@@ -164,82 +182,109 @@ def shell(script):
     return "sh -c " + shlex.quote(script)
 
 
-EXTRACT_TASK = """
-while read -r exe path base shard; do
-  echo "@shard $shard"
-  err=$(mktemp)
-  "$exe" extract "$path" --game-base "$base" -o - --format svm -q {extra} 2>"$err"
-  code=$?
-  sed "s/^/!$shard /" "$err"
-  cat "$err" >&2
-  rm -f "$err" "$path"
-  if [ "$code" -ne 0 ]; then
-    echo "pgntune failed on shard $shard (exit code $code)" >&2
-    exit "$code"
-  fi
-done
-"""
+def fail(message):
+    """Bad input: one line, exit code 2."""
+    print("pgntune_spark: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+def clear_old_output(out, force):
+    """Refuses an existing --out unless --force, and then only a folder this
+    job wrote (it holds _pgntune.json): --force never deletes a user's
+    other files."""
+    if not os.path.lexists(out):
+        return None
+    if not force:
+        fail("%s exists; pass --force to replace it" % out)
+    if not (out.is_dir() and (out / "_pgntune.json").is_file()):
+        fail("%s exists and is not rows this job wrote (no _pgntune.json); not replacing it" % out)
+    return out
 
 
 def cmd_extract(args):
     manifest_path = Path(args.manifest).resolve()
-    manifest = json.loads(manifest_path.read_text())
-    shards = {s["file"]: (s["shard"], s["first_game"]) for s in manifest["shards"]}
-    spark = spark_session(args, "pgntune extract")
+    manifest, shards = read_manifest(manifest_path)
+    out = Path(args.out).absolute()
+    if not out.parent.is_dir():
+        fail("%s: its folder does not exist" % out)
+    old = clear_old_output(out, args.force)
+    # Attempts write under a hidden staging folder beside --out (on the same
+    # file system, which every executor must see: local mode, NFS, a mounted
+    # bucket); the successful attempts are moved into place and the folder
+    # renamed to --out only when every shard is done.
+    staging = out.parent / (".%s.staging-%s" % (out.name, uuid.uuid4().hex[:12]))
+    staging.mkdir()
+    try:
+        spark = spark_session(args, "pgntune extract")
+        report = extract_shards(spark, args, manifest, shards, manifest_path.parent, staging, out, old)
+        spark.stop()
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(json.dumps(report))
+
+
+def extract_shards(spark, args, manifest, shards, folder, staging, out, old):
     sc = spark.sparkContext
     exe_name = ship(spark, args.pgntune)
-    extra = " ".join(shlex.quote(a) for a in ["--features", args.features] + args.extract_args)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    by_name = sc.broadcast(shards)
-    folder = str(manifest_path.parent)
+    command = ["--features", args.features, "-q", "-j", "1"] + args.extract_args
+    attempts = str(staging / "attempts")
+    folder = str(folder)
     started = time.time()
 
-    def localise(items):
-        # Runs on an executor: each shard's bytes to a local file pgntune can open.
-        from pyspark import SparkFiles
+    def run_shard(task):
+        # Runs on an executor: pgntune extracts the shard and writes its
+        # Parquet part itself, into this task attempt's own folder. A failed
+        # attempt raises, Spark runs the task again, and the driver commits
+        # only the attempt whose result it received.
+        from pyspark import SparkFiles, TaskContext
 
-        exe = SparkFiles.get(exe_name)
-        for uri, content in items:
-            name = uri.rstrip("/").rsplit("/", 1)[-1]
-            if name not in by_name.value:
-                continue
-            shard, base = by_name.value[name]
-            path = os.path.join(tempfile.mkdtemp(prefix="pgntune-shard-"), name)
-            with open(path, "wb") as f:
-                f.write(content)
-            yield "%s %s %d %d" % (exe, path, base, shard)
+        name, shard, base = task
+        began = time.time()
+        context = TaskContext.get()
+        attempt = os.path.join(attempts, "task-%d-attempt-%d" % (context.partitionId(), context.attemptNumber()), "shard=%d" % shard)
+        os.makedirs(attempt)
+        part = os.path.join(attempt, "part-%05d.parquet" % shard)
+        # Run in the shards' folder so that pgntune's messages name the shard file.
+        run = subprocess.run([SparkFiles.get(exe_name), "extract", name, "--game-base", str(base), "-o", part] + command, cwd=folder, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise RuntimeError("pgntune failed on shard %d (exit code %d): %s" % (shard, run.returncode, run.stderr.strip()))
+        return (shard, attempt, [line for line in run.stderr.splitlines() if line.strip()], began)
 
-    files = ",".join(os.path.join(folder, name) for name in sorted(shards))
-    piped = (
-        sc.binaryFiles(files, minPartitions=len(shards))
-        .mapPartitions(localise)
-        .pipe(shell(EXTRACT_TASK.format(extra=extra)), env=env, checkCode=True)
-        .mapPartitions(parse_piped)
-    )
-    from pyspark import StorageLevel
-
-    piped.persist(StorageLevel.MEMORY_AND_DISK)
-    rows = piped.filter(lambda t: t[0] == "row").map(lambda t: t[1:])
-    frame = spark.createDataFrame(rows, ROW_SCHEMA_DDL, verifySchema=False)
-    frame.write.mode("overwrite" if args.force else "errorifexists").partitionBy("shard").parquet(args.out)
-    seconds = time.time() - started
-    messages = sorted(piped.filter(lambda t: t[0] == "msg").map(lambda t: (t[1], t[2])).collect())
-    header = dict(piped.filter(lambda t: t[0] == "header").map(lambda t: (t[1], t[2])).distinct().collect())
-    piped.unpersist()
-    meta = {"layout": header.get("layout"), "columns": header.get("columns", "").split(), "games": manifest["games"], "shards": len(shards)}
-    Path(args.out, "_pgntune.json").write_text(json.dumps(meta) + "\n")
+    # One task per shard; the shards are read where the manifest lies, as
+    # --out is written where it lies (a file system every executor sees).
+    tasks = [(name, shard, base) for name, (shard, base) in sorted(shards.items())]
+    done = sc.parallelize(tasks, len(tasks)).map(run_shard).collect()
+    if sorted(r[0] for r in done) != sorted(s for s, _ in shards.values()):
+        sys.exit("the job returned shards %s, the manifest lists %d" % (sorted(r[0] for r in done), len(shards)))
+    # The commit: each shard's successful attempt moved into the final folder.
+    final = staging / "rows"
+    final.mkdir()
+    for shard, attempt, _, _ in done:
+        os.rename(attempt, final / ("shard=%d" % shard))
+    first = next(final.glob("shard=*/part-*.parquet"))
+    layout, columns = pgntune_metadata(spark, first)
+    meta = {"layout": layout, "columns": columns, "games": manifest["games"], "shards": len(shards)}
+    (final / "_pgntune.json").write_text(json.dumps(meta) + "\n")
+    (final / "_SUCCESS").write_text("")
+    if old is not None:
+        os.rename(old, staging / "replaced")
+    os.rename(final, out)
+    committed = time.time()
+    messages = sorted((shard, text) for shard, _, lines, _ in done for text in lines)
+    for shard, text in messages:
+        print("shard %d: %s" % (shard, text), file=sys.stderr)
     # The rows as written, read back and hashed.
-    back = spark.read.parquet(args.out).select("game", "ply", "label", "idx", "val").rdd
-    count, total = back.map(lambda r: (1, row_hash(r[0], r[1], r[2], r[3], r[4]))).fold((0, 0), lambda a, b: (a[0] + b[0], (a[1] + b[1]) & MASK))
-    report = {"shards": len(shards), "games": manifest["games"], "rows": count, "digest": multiset_digest(count, total), "seconds": round(seconds, 2), "messages": ["shard %d: %s" % m for m in messages]}
-    print(json.dumps(report))
-    spark.stop()
+    count, digest = rows_digest(read_rows(spark, out, columns))
+    return {"shards": len(shards), "games": manifest["games"], "rows": count, "digest": digest,
+            # From the job's submission (Spark's Python workers start then, and
+            # fetch the binary), and from the first task's start, to the commit.
+            "seconds": round(committed - started, 2), "tasks_seconds": round(committed - min(r[3] for r in done), 2), "messages": ["shard %d: %s" % m for m in messages]}
 
 
 # ----------------------------------------------------------------- fit
 
-def pgntune_theta(binary, dataset, args, extra):
-    run = subprocess.run([binary, "fit", str(dataset), "--json", "-q", "--lambda", repr(args.lam), "--draws", args.draws] + extra, capture_output=True, text=True)
+def pgntune_theta(binary, datasets, args, extra):
+    run = subprocess.run([binary, "fit"] + datasets + ["--json", "-q", "--lambda", repr(args.lam), "--draws", args.draws] + extra, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("pgntune fit failed: " + run.stderr.strip())
     report = json.loads(run.stdout)
@@ -259,7 +304,7 @@ def cmd_fit(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     spark = spark_session(args, "pgntune fit")
-    rows = spark.read.parquet(args.rows)
+    rows = read_rows(spark, args.rows, columns)
     if args.draws == "exclude":
         rows = rows.where(F.col("label") != 0.5)
     dense = width <= 64 and not any(c.startswith(("mg_", "eg_")) for c in columns)
@@ -283,18 +328,16 @@ def cmd_fit(args):
         extra = ["--solver", "newton", "--tol", "1e-12"]
         summary = {"vectors": len(merged)}
     else:
-        dataset = work / "rows.svm"
-        with open(dataset, "w") as f:
-            f.write("# pgntune rows (LIBSVM): label = white's score; indices 1..%d = the layout's columns\n# layout: %s\n# columns: %s\n" % (width, layout, " ".join(columns)))
-            for r in rows.orderBy("game", "ply").toLocalIterator():
-                f.write("# game %d plies %d\n%s %s\n" % (r["game"], r["ply"], "%g" % r["label"], " ".join("%d:%r" % (j + 1, v) for j, v in zip(r["idx"], r["val"]))))
+        # pgntune fits the Parquet parts as the tasks wrote them, in shard order.
+        parts = sorted(Path(args.rows).glob("shard=*/part-*.parquet"), key=lambda p: int(p.parent.name.split("=")[1]))
+        dataset = [str(p) for p in parts]
         prior = work / "zero.toml"
         sets = ", ".join('"%s"' % s for s in layout.split(","))
         prior.write_text("format = 1\nfeatures = [%s]\nscale = 1.0\ndefault = 0\n[weights]\n" % sets)
         # --cost-tol 0: stop on the gradient alone, not when the loss merely settles.
         extra = ["--prior", str(prior), "--k", repr(400 / 2.302585092994046), "--tol", "1e-10", "--cost-tol", "0", "--iters", "5000"]
         summary = {}
-    theta_pgntune = pgntune_theta(args.pgntune, dataset, args, extra)
+    theta_pgntune = pgntune_theta(args.pgntune, dataset if isinstance(dataset, list) else [str(dataset)], args, extra)
     pgntune_seconds = time.time() - started
 
     # MLlib on the full rows; draws as a win and a loss of weight 1/2.
@@ -434,12 +477,30 @@ def main():
     p.add_argument("match_args", nargs="*", help="after --: pgntune match options (engines, --nodes, --sprt, openings)")
     p.set_defaults(run=cmd_match)
 
-    p = sub.add_parser("rows-hash", help="the multiset hash of rows in a .svm file (no Spark)")
-    p.add_argument("svm")
+    p = sub.add_parser("rows-hash", help="the multiset hash of one machine's rows (pgntune extract -o rows.parquet), as extract hashes its own")
+    p.add_argument("--master", help="Spark master (default: local[*])")
+    p.add_argument("parquet")
     p.set_defaults(run=cmd_rows_hash)
 
     args = parser.parse_args()
-    args.run(args)
+    try:
+        args.run(args)
+    except OSError as error:
+        # A missing or unreadable input is one line and exit code 2, as in pgntune.
+        fail("%s: %s" % (error.filename, error.strerror) if error.filename else str(error))
+
+
+def read_manifest(path):
+    """The manifest of `pgntune split`, or one line saying why not."""
+    try:
+        manifest = json.loads(path.read_text())
+        shards = {s["file"]: (int(s["shard"]), int(s["first_game"])) for s in manifest["shards"]}
+        manifest["games"]
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        fail("%s: not the manifest.json of pgntune split (%s)" % (path, error))
+    if not shards:
+        fail("%s: the manifest lists no shard" % path)
+    return manifest, shards
 
 
 if __name__ == "__main__":

@@ -21,6 +21,16 @@ fn job() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scale/spark/pgntune_spark.py")
 }
 
+/// Every file under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+    }
+    files
+}
+
 fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("pgntune")
 }
@@ -49,13 +59,15 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(shards.join("manifest.json")).unwrap()).unwrap();
     let count = manifest["shards"].as_array().unwrap().len();
     assert_eq!(count, 4);
-    // A pgntune that is killed the first time it extracts shard 1, after some rows.
+    // A pgntune that is killed the first time it extracts shard 1, after
+    // writing half a Parquet part: the retried task's part must be the one
+    // committed (a committed half part would fail the read-back below).
     let marker = d.join("killed-once");
     let fake = d.join("pgntune");
     std::fs::write(
         &fake,
         format!(
-            "#!/bin/sh\ncase \"$2\" in *shard-00001*) if [ ! -e '{m}' ]; then touch '{m}'; '{real}' \"$@\" | head -c 3000; kill -9 $$; fi;; esac\nexec '{real}' \"$@\"\n",
+            "#!/bin/sh\ncase \"$2\" in *shard-00001*) if [ ! -e '{m}' ]; then touch '{m}'; prev=; for a; do [ \"$prev\" = -o ] && printf 'PAR1 half a part' > \"$a\"; prev=$a; done; kill -9 $$; fi;; esac\nexec '{real}' \"$@\"\n",
             m = marker.display(),
             real = binary().display()
         ),
@@ -76,10 +88,39 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
         rows.to_str().unwrap(),
     ]);
     assert!(marker.exists(), "the first attempt at shard 1 was killed");
+    // Each shard's part, written by pgntune itself, and nothing else: no
+    // staging folder, no part of the failed attempt.
+    let mut parts: Vec<String> = walk(&rows).iter().map(|p| p.strip_prefix(&rows).unwrap().display().to_string()).collect();
+    parts.sort();
+    assert_eq!(
+        parts,
+        ["_SUCCESS", "_pgntune.json", "shard=0/part-00000.parquet", "shard=1/part-00001.parquet", "shard=2/part-00002.parquet", "shard=3/part-00003.parquet"]
+    );
+    let beside: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains("staging")).collect();
+    assert!(beside.is_empty(), "staging left behind: {beside:?}");
+    // An existing --out is kept without --force, and --force replaces only
+    // a folder the job wrote; both are refused before Spark starts.
+    let manifest_arg = shards.join("manifest.json");
+    let again = |out: &Path, force: bool| {
+        let mut command = Command::new("python3");
+        command.arg(job()).args(["extract", "--pgntune"]).arg(binary()).arg("--manifest").arg(&manifest_arg).arg("--out").arg(out);
+        if force {
+            command.arg("--force");
+        }
+        let out = command.output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).trim().to_string()
+    };
+    assert!(again(&rows, false).ends_with("exists; pass --force to replace it"));
+    let mine = d.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    assert!(again(&mine, true).ends_with("not rows this job wrote (no _pgntune.json); not replacing it"));
+    assert_eq!(std::fs::read_to_string(mine.join("notes.txt")).unwrap(), "mine");
     // One machine, all inputs at once: the same multiset of rows.
-    let svm = d.join("rows.svm");
-    pgntune().arg("extract").arg(&games).arg(&bad).args(["-q", "-o"]).arg(&svm).assert().success();
-    let (one, _) = run_job(&["rows-hash", svm.to_str().unwrap()]);
+    let one_machine = d.join("one.parquet");
+    pgntune().arg("extract").arg(&games).arg(&bad).args(["-q", "-o"]).arg(&one_machine).assert().success();
+    let (one, _) = run_job(&["rows-hash", "--master", "local[2]", one_machine.to_str().unwrap()]);
     assert_eq!(report["digest"], one["digest"], "Spark's rows differ from one machine's: {report}");
     assert_eq!(report["games"].as_u64(), Some(598));
     let messages = report["messages"].as_array().unwrap();
