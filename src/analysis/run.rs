@@ -254,7 +254,7 @@ pub fn run(config: &AnalyzeConfig, observer: &dyn ReadObserver) -> Result<Analyz
             let mut tags: Vec<&str> = Vec::with_capacity(batch.tags.len());
             for i in 0..batch.len() {
                 tags.clear();
-                tags.extend(batch.tags.iter().map(|t| t[i].as_str()));
+                tags.extend(batch.tags.iter().map(|t| t.get(i).unwrap_or_default()));
                 let Some(key) = grouper.group_of(&tags, &source) else { continue };
                 let id = match game_id(n, batch.games[i], input) {
                     Ok(id) => id,

@@ -1,5 +1,6 @@
 use std::fmt;
 
+use super::TextColumn;
 use crate::features::{FeatureLayout, TermValue};
 
 /// A game's result, from `[Result]`.
@@ -134,10 +135,10 @@ pub struct RowBatch {
     pub games: Vec<u64>,
     /// Each row's ply (number of half-moves played to reach the position).
     pub plies: Vec<u32>,
-    /// Kept tag values: `tags[t][i]` is tag `t` of row `i`.
-    pub tags: Vec<Vec<String>>,
+    /// Kept tag values: `tags[t].get(i)` is tag `t` of row `i`.
+    pub tags: Vec<TextColumn>,
     /// Each row's FEN, when asked for.
-    pub fens: Vec<String>,
+    pub fens: TextColumn,
     /// Each row's Zobrist key, when repeats are to be dropped.
     pub keys: Vec<u64>,
 }
@@ -145,7 +146,7 @@ pub struct RowBatch {
 impl RowBatch {
     /// An empty batch for `schema`.
     pub fn new(schema: &Schema) -> RowBatch {
-        RowBatch { tags: vec![Vec::new(); schema.tags.len()], ..RowBatch::default() }
+        RowBatch { tags: vec![TextColumn::default(); schema.tags.len()], ..RowBatch::default() }
     }
 
     /// Number of rows.
@@ -187,9 +188,9 @@ impl RowBatch {
         self.games.extend_from_slice(&other.games);
         self.plies.extend_from_slice(&other.plies);
         for (mine, theirs) in self.tags.iter_mut().zip(&other.tags) {
-            mine.extend_from_slice(theirs);
+            mine.append(theirs);
         }
-        self.fens.extend_from_slice(&other.fens);
+        self.fens.append(&other.fens);
         self.keys.extend_from_slice(&other.keys);
     }
 
@@ -201,7 +202,7 @@ impl RowBatch {
             return;
         }
         let tail = {
-            let mut tail = RowBatch { tags: vec![Vec::new(); self.tags.len()], ..RowBatch::default() };
+            let mut tail = RowBatch { tags: vec![TextColumn::default(); self.tags.len()], ..RowBatch::default() };
             for (i, _) in keep.iter().enumerate().filter(|&(_, &k)| k) {
                 let r = first + i;
                 tail.push_features(self.row_terms(r), self.phases[r]);
@@ -209,13 +210,13 @@ impl RowBatch {
                 tail.games.push(self.games[r]);
                 tail.plies.push(self.plies[r]);
                 for (t, column) in self.tags.iter().enumerate() {
-                    tail.tags[t].push(column[r].clone());
+                    tail.tags[t].push(column.get(r).unwrap_or_default());
                 }
                 if let Some(e) = self.evals.get(r) {
                     tail.evals.push(*e);
                 }
                 if let Some(f) = self.fens.get(r) {
-                    tail.fens.push(f.clone());
+                    tail.fens.push(f);
                 }
                 if let Some(k) = self.keys.get(r) {
                     tail.keys.push(*k);
@@ -243,7 +244,7 @@ impl RowBatch {
             games: self.games.split_off(at),
             plies: self.plies.split_off(at),
             tags: self.tags.iter_mut().map(|column| column.split_off(at)).collect(),
-            fens: tail(&mut self.fens, at),
+            fens: self.fens.split_off(at),
             keys: tail(&mut self.keys, at),
         }
     }

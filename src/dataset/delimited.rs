@@ -134,7 +134,7 @@ impl RowWriter for DelimitedWriter {
                 put(out, numbers.int(batch.phases[i]).as_bytes())?;
             }
             for column in &batch.tags {
-                text(out, field, tsv, &column[i])?;
+                text(out, field, tsv, column.get(i).unwrap_or_default())?;
             }
             if let Some(&eval) = batch.evals.get(i) {
                 // No label: R's missing value in TSV, an empty field in CSV.

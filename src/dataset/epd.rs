@@ -98,7 +98,7 @@ impl RowWriter for EpdWriter {
         for i in 0..batch.len() {
             // The FEN's six fields, taken apart without a vector per row
             // (pgntune's FENs are single-spaced and complete).
-            let mut fields = batch.fens[i].split(' ');
+            let mut fields = batch.fens.get(i).unwrap_or_default().split(' ');
             let mut field = || fields.next().unwrap_or("");
             let (board, turn, castling, en_passant, halfmoves, fullmoves) = (field(), field(), field(), field(), field(), field());
             let line = &mut self.line;

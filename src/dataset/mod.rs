@@ -22,10 +22,12 @@ pub mod score_table;
 pub mod stdin;
 pub mod svm;
 pub mod text;
+mod text_column;
 pub mod trace;
 pub mod triplets;
 
 pub use batch::{GameResult, RowBatch, Schema};
+pub use text_column::TextColumn;
 
 pub use format::{Format, RowWriter, create_writer};
 

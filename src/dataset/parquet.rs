@@ -154,10 +154,10 @@ pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFra
         columns.push(Column::new("eval".into(), evals));
     }
     for (name, values) in schema.tags.iter().zip(&batch.tags) {
-        columns.push(Column::new(name.as_str().into(), values.as_slice()));
+        columns.push(StringChunked::from_iter_values(name.as_str().into(), values.iter()).into_column());
     }
     if schema.fen {
-        columns.push(Column::new("fen".into(), batch.fens.as_slice()));
+        columns.push(StringChunked::from_iter_values("fen".into(), batch.fens.iter()).into_column());
     }
     DataFrame::new(n, columns)
 }

@@ -554,9 +554,9 @@ fn write_rows(
         batch.games.push(row.game);
         batch.plies.push(row.ply);
         batch.evals.push(label);
-        batch.fens.push(Fen::from_position(position, EnPassantMode::Legal).to_string());
+        batch.fens.push_display(Fen::from_position(position, EnPassantMode::Legal));
         for (column, value) in batch.tags.iter_mut().zip(&row.tags) {
-            column.push(value.clone());
+            column.push(value);
         }
         report.labelled += 1;
     }

@@ -197,10 +197,10 @@ fn process_game(
             rows.games.push(game.index);
             rows.plies.push(ply);
             for (column, value) in rows.tags.iter_mut().zip(&kept_tags) {
-                column.push(value.clone());
+                column.push(value);
             }
             if config.fen {
-                rows.fens.push(Fen::from_position(at, EnPassantMode::Legal).to_string());
+                rows.fens.push_display(Fen::from_position(at, EnPassantMode::Legal));
             }
             if config.labels {
                 rows.evals.push(eval);
