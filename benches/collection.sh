@@ -8,9 +8,10 @@
 # Usage: benches/collection.sh [PART...]  (default: positions label fit verify)
 #   positions  one quiet position per game of $GAMES (default: the human
 #              collection in ../shared/data/human), with its FEN, as EPD
-#   label      each scored by Stockfish at depth 9 ($LABEL_DEPTH), -j 2
+#   label      each scored by Stockfish at depth 9 ($LABEL_DEPTH), -j 2, and
+#              replaced by the last position of its principal variation
 #   fit        the whole evaluation fitted to the labels (--eval-weight 1,
-#              --lambda 1e-2, the model's K), 10% of the positions held out
+#              --lambda 1e-2, the model's K)
 #   verify     SPRT [0, 10] of the fitted weights against full, 10,000 nodes
 #   bundled    the same positions labelled by pgntune's own engine at depth
 #              8, fitted and verified the same way (the data study's row)
@@ -33,14 +34,14 @@ mkdir -p "$out"
 games=${GAMES:-../shared/data/human/*.pgn}
 depth=${LABEL_DEPTH:-9}
 stockfish=/usr/games/stockfish
-fit_options=(--epd-features full --eval-weight 1 --lambda 1e-2 --holdout 0.1)
+fit_options=(--epd-features full --eval-weight 1 --lambda 1e-2)
 
 for part in "${parts[@]}"; do case $part in
 positions)
     # shellcheck disable=SC2086
     [ -e "$out/pos.epd" ] || "$bin" extract $games --features full --positions qsearch --sample 1 --seed 7 -o "$out/pos.epd" ;;
 label)
-    [ -e "$out/labelled.epd" ] || "$bin" label "$out/pos.epd" --uci "$stockfish" --depth "$depth" -j 2 -o "$out/labelled.epd" 2>&1 | tee "$out/label.txt" ;;
+    [ -e "$out/labelled.epd" ] || "$bin" label "$out/pos.epd" --uci "$stockfish" --depth "$depth" -j 2 --resolve-pv -o "$out/labelled.epd" 2>&1 | tee "$out/label.txt" ;;
 fit)
     [ -e "$out/tuned.toml" ] || "$bin" fit "$out/labelled.epd" "${fit_options[@]}" --weights-out "$out/tuned.toml" | tee "$out/fit.txt" ;;
 verify)
