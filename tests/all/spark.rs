@@ -94,9 +94,17 @@ fn spark_extracts_shards_like_one_machine_retries_a_killed_task_and_mllib_agrees
     parts.sort();
     assert_eq!(
         parts,
-        ["_SUCCESS", "_pgntune.json", "shard=0/part-00000.parquet", "shard=1/part-00001.parquet", "shard=2/part-00002.parquet", "shard=3/part-00003.parquet"]
+        [
+            "_SUCCESS",
+            "_pgntune.json",
+            "shard=0/part-00000.parquet",
+            "shard=1/part-00001.parquet",
+            "shard=2/part-00002.parquet",
+            "shard=3/part-00003.parquet"
+        ]
     );
-    let beside: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains("staging")).collect();
+    let beside: Vec<_> =
+        std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains("staging")).collect();
     assert!(beside.is_empty(), "staging left behind: {beside:?}");
     // An existing --out is kept without --force, and --force replaces only
     // a folder the job wrote; both are refused before Spark starts.
