@@ -130,15 +130,25 @@ impl Objective {
     /// The evaluation `w·x` of position `i` in centipawns, from term weights.
     #[inline]
     pub fn eval(&self, i: usize, wm: &[f64], we: &[f64]) -> f64 {
-        let (mut mg, mut eg) = (0.0, 0.0);
-        for &e in self.positions.entries(i) {
-            let (t, v) = unpack(e);
-            let v = f64::from(v);
-            mg += v * wm[t];
-            eg += v * we[t];
+        // The same sums, in the same order, as `paired_eval`.
+        let entries = self.positions.entries(i);
+        let (mut even, mut odd) = ([0.0f64; 2], [0.0f64; 2]);
+        let mut pairs = entries.chunks_exact(2);
+        for pair in &mut pairs {
+            let ((t0, v0), (t1, v1)) = (unpack(pair[0]), unpack(pair[1]));
+            let (v0, v1) = (f64::from(v0), f64::from(v1));
+            even[0] += v0 * wm[t0];
+            even[1] += v0 * we[t0];
+            odd[0] += v1 * wm[t1];
+            odd[1] += v1 * we[t1];
         }
-        let p = f64::from(self.positions.phase(i));
-        (mg * p + eg * (24.0 - p)) / 24.0
+        if let [e] = pairs.remainder() {
+            let (t, v) = unpack(*e);
+            let v = f64::from(v);
+            even[0] += v * wm[t];
+            even[1] += v * we[t];
+        }
+        blend(even, odd, self.positions.phase(i))
     }
 
     /// The loss of position `i` at logit `z`, and its derivative in `z`.
@@ -155,33 +165,39 @@ impl Objective {
         }
     }
 
-    fn chunk_sums(&self, indices: impl Iterator<Item = usize>, wm: &[f64], we: &[f64], gradient: bool) -> Sums {
-        let mut sums = Sums::zero(if gradient { self.terms() } else { 0 });
+    fn chunk_sums(&self, indices: impl Iterator<Item = usize>, weights: &[[f64; 2]], gradient: bool) -> Sums {
+        // Each term's (mg, eg) weights and gradients side by side: one
+        // two-lane multiply and add per entry instead of two of each.
+        let mut grad = vec![[0.0f64; 2]; if gradient { self.terms() } else { 0 }];
+        let (mut loss_sum, mut count) = (0.0, 0.0);
         for i in indices {
-            let q = self.eval(i, wm, we);
+            let entries = self.positions.entries(i);
+            let phase = self.positions.phase(i);
+            let q = paired_eval(entries, weights, phase);
             let (loss, dz) = self.loss_at(self.c * q, f64::from(self.targets[i]));
             // A position that stands for several rows (merged counts) counts as many.
             let n = self.positions.weight(i);
             let dz = dz * n;
-            sums.loss += loss * n;
-            sums.count += n;
+            loss_sum += loss * n;
+            count += n;
             if gradient && dz != 0.0 {
-                let p = f64::from(self.positions.phase(i));
-                let (gm, ge) = (dz * self.c * p / 24.0, dz * self.c * (24.0 - p) / 24.0);
-                for &e in self.positions.entries(i) {
+                let p = f64::from(phase);
+                let g = [dz * self.c * p / 24.0, dz * self.c * (24.0 - p) / 24.0];
+                for &e in entries {
                     let (t, v) = unpack(e);
                     let v = f64::from(v);
-                    sums.grad_mg[t] += gm * v;
-                    sums.grad_eg[t] += ge * v;
+                    let slot = &mut grad[t];
+                    slot[0] += g[0] * v;
+                    slot[1] += g[1] * v;
                 }
             }
         }
-        sums
+        Sums { loss: loss_sum, count, grad_mg: grad.iter().map(|g| g[0]).collect(), grad_eg: grad.iter().map(|g| g[1]).collect() }
     }
 
     /// Loss and (optionally) gradient sums over `selection` at column weights `w`.
     pub fn sums(&self, selection: Selection, w: &[f64], gradient: bool) -> Sums {
-        let (wm, we) = self.term_weights(w);
+        let weights: Vec<[f64; 2]> = self.term_columns.iter().map(|&(m, e)| [w[m as usize], w[e as usize]]).collect();
         let n = match selection {
             Selection::List(list) => list.len(),
             _ => self.positions.len(),
@@ -193,9 +209,9 @@ impl Objective {
                 .map(|c| {
                     let range = c * chunk..((c + 1) * chunk).min(n);
                     match selection {
-                        Selection::All => self.chunk_sums(range, &wm, &we, gradient),
-                        Selection::Mask(mask) => self.chunk_sums(range.filter(|&i| mask[i]), &wm, &we, gradient),
-                        Selection::List(list) => self.chunk_sums(list[range].iter().map(|&i| i as usize), &wm, &we, gradient),
+                        Selection::All => self.chunk_sums(range, &weights, gradient),
+                        Selection::Mask(mask) => self.chunk_sums(range.filter(|&i| mask[i]), &weights, gradient),
+                        Selection::List(list) => self.chunk_sums(list[range].iter().map(|&i| i as usize), &weights, gradient),
                     }
                 })
                 .collect()
@@ -287,6 +303,39 @@ impl Objective {
     }
 }
 
+/// The evaluation of one position's `entries` from paired term weights:
+/// the sums of even and odd entries kept apart (two short chains of
+/// additions instead of one long one), then blended by `phase`.
+#[inline]
+fn paired_eval(entries: &[u16], weights: &[[f64; 2]], phase: u8) -> f64 {
+    let (mut even, mut odd) = ([0.0f64; 2], [0.0f64; 2]);
+    let mut pairs = entries.chunks_exact(2);
+    for pair in &mut pairs {
+        let ((t0, v0), (t1, v1)) = (unpack(pair[0]), unpack(pair[1]));
+        let (v0, v1) = (f64::from(v0), f64::from(v1));
+        let (w0, w1) = (weights[t0], weights[t1]);
+        even[0] += v0 * w0[0];
+        even[1] += v0 * w0[1];
+        odd[0] += v1 * w1[0];
+        odd[1] += v1 * w1[1];
+    }
+    if let [e] = pairs.remainder() {
+        let (t, v) = unpack(*e);
+        let v = f64::from(v);
+        even[0] += v * weights[t][0];
+        even[1] += v * weights[t][1];
+    }
+    blend(even, odd, phase)
+}
+
+/// `(mg · p + eg · (24 − p)) / 24` of the even and odd sums.
+#[inline]
+fn blend(even: [f64; 2], odd: [f64; 2], phase: u8) -> f64 {
+    let (mg, eg) = (even[0] + odd[0], even[1] + odd[1]);
+    let p = f64::from(phase);
+    (mg * p + eg * (24.0 - p)) / 24.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,6 +361,45 @@ mod tests {
             p.push(&terms, (i % 25) as u8, [0.0, 0.5, 1.0][(i % 3) as usize], f32::NAN, i / 10);
         }
         p
+    }
+
+    #[test]
+    fn the_paired_evaluation_is_eval_bit_for_bit_and_the_plain_sum_to_rounding() {
+        let layout = FeatureLayout::parse("material,material_tapered").unwrap();
+        let terms = layout.term_count();
+        let mut positions = Positions::new(layout).unwrap();
+        // Every count of entries from 0 to all of them, odd and even.
+        for i in 0..2_000u64 {
+            let n = (i as usize) % (terms + 1);
+            let row: Vec<TermValue> =
+                (0..n).map(|t| TermValue { term: t as u16, value: ((i as i16 + 3 * t as i16) % 15) - 7 }).filter(|t| t.value != 0).collect();
+            positions.push(&row, (i % 25) as u8, 0.5, f32::NAN, i);
+        }
+        let objective = Objective {
+            targets: vec![0.5; positions.len()],
+            term_columns: Objective::columns_of(&positions),
+            positions: Arc::new(positions),
+            loss: SparseLoss::CrossEntropy,
+            c: 0.01,
+            pool: Arc::new(pool(1)),
+        };
+        let w: Vec<f64> = (0..objective.positions.layout().len()).map(|j| 37.25 * j as f64 - 101.5 + 1.0 / (j as f64 + 3.0)).collect();
+        let (wm, we) = objective.term_weights(&w);
+        let paired: Vec<[f64; 2]> = wm.iter().zip(&we).map(|(&m, &e)| [m, e]).collect();
+        for i in 0..objective.positions.len() {
+            let entries = objective.positions.entries(i);
+            let phase = objective.positions.phase(i);
+            let q = objective.eval(i, &wm, &we);
+            assert_eq!(q.to_bits(), paired_eval(entries, &paired, phase).to_bits(), "position {i}");
+            let (mut mg, mut eg) = (0.0, 0.0);
+            for &e in entries {
+                let (t, v) = unpack(e);
+                mg += f64::from(v) * wm[t];
+                eg += f64::from(v) * we[t];
+            }
+            let plain = (mg * f64::from(phase) + eg * (24.0 - f64::from(phase))) / 24.0;
+            assert!((q - plain).abs() <= 1e-12 * (1.0 + plain.abs()), "position {i}: {q} vs {plain}");
+        }
     }
 
     #[test]
