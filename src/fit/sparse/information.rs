@@ -64,7 +64,7 @@ pub fn standard_errors(objective: &Objective, train: Option<&[bool]>, w: &[f64],
     let selected = |i: usize| train.is_none_or(|m| m[i]);
     let pair_work: f64 = (0..positions.len()).filter(|&i| selected(i)).map(|i| (positions.entries(i).len() as f64).powi(2)).sum();
     let step = (pair_work / PAIR_BUDGET).ceil().max(1.0) as usize;
-    let (wm, we) = objective.term_weights(w);
+    let weights = objective.term_weights(w);
     let c = objective.c;
     let n = positions.len();
     let per_block = n.div_ceil(BLOCKS);
@@ -76,7 +76,7 @@ pub fn standard_errors(objective: &Objective, train: Option<&[bool]>, w: &[f64],
                     Blocks { pp: vec![0.0; terms * terms], pq: vec![0.0; terms * terms], qq: vec![0.0; terms * terms], pearson: 0.0, n: 0.0 };
                 let mut index = Vec::with_capacity(64);
                 for i in (b * per_block..((b + 1) * per_block).min(n)).filter(|&i| i % step == 0 && selected(i)) {
-                    let s = sigmoid(c * objective.eval(i, &wm, &we));
+                    let s = sigmoid(c * objective.eval(i, &weights));
                     let variance = (s * (1.0 - s)).max(1e-12);
                     let t = f64::from(objective.targets[i]);
                     // A position that stands for several rows counts as many.

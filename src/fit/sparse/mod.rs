@@ -396,9 +396,9 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let (k, k_fitted) = match config.k {
         ScaleK::Fixed(k) => (k, false),
         ScaleK::Auto => {
-            let (wm, we) = objective.term_weights(&config.start);
+            let weights = objective.term_weights(&config.start);
             let selected: Vec<usize> = (0..n).filter(|&i| train[i]).collect();
-            let q: Vec<f64> = selected.iter().map(|&i| objective.eval(i, &wm, &we)).collect();
+            let q: Vec<f64> = selected.iter().map(|&i| objective.eval(i, &weights)).collect();
             let t: Vec<f64> = selected.iter().map(|&i| f64::from(objective.targets[i])).collect();
             let weights: Option<Vec<f64>> = positions.is_weighted().then(|| selected.iter().map(|&i| positions.weight(i)).collect());
             match scale::fit_k_weighted(&q, &t, weights.as_deref(), config.loss).map_err(TuneError::Solver)? {
@@ -424,8 +424,8 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         label_k = Some((lk, fitted));
         label_k_own = own;
         if !labelled.is_empty() {
-            let (wm, we) = objective.term_weights(&config.start);
-            let start_q: Vec<f64> = labelled.iter().map(|&i| objective.eval(i, &wm, &we)).collect();
+            let weights = objective.term_weights(&config.start);
+            let start_q: Vec<f64> = labelled.iter().map(|&i| objective.eval(i, &weights)).collect();
             agreement = Some(LabelAgreement {
                 positions: labelled.len(),
                 log_loss: scale::log_loss(&labels, &results, scale::c_of_k(own.unwrap_or(lk))),
@@ -602,8 +602,8 @@ pub fn evaluate(positions: Arc<Positions>, w: &[f64], k: Option<f64>, threads: u
         c: 1.0,
         pool,
     };
-    let (wm, we) = objective.term_weights(w);
-    let q: Vec<f64> = (0..positions.len()).map(|i| objective.eval(i, &wm, &we)).collect();
+    let weights = objective.term_weights(w);
+    let q: Vec<f64> = (0..positions.len()).map(|i| objective.eval(i, &weights)).collect();
     let t: Vec<f64> = objective.targets.iter().map(|&t| f64::from(t)).collect();
     // Positions that stand for several rows (merged counts) count as many.
     let weights: Option<Vec<f64>> = positions.is_weighted().then(|| (0..positions.len()).map(|i| positions.weight(i)).collect());

@@ -122,33 +122,16 @@ impl Objective {
         self.term_columns.len()
     }
 
-    /// Each term's (mg, eg) weight in centipawns, gathered from the columns.
-    pub fn term_weights(&self, w: &[f64]) -> (Vec<f64>, Vec<f64>) {
-        self.term_columns.iter().map(|&(m, e)| (w[m as usize], w[e as usize])).unzip()
+    /// Each term's (mg, eg) weights in centipawns, side by side, gathered
+    /// from the columns.
+    pub fn term_weights(&self, w: &[f64]) -> Vec<[f64; 2]> {
+        self.term_columns.iter().map(|&(m, e)| [w[m as usize], w[e as usize]]).collect()
     }
 
     /// The evaluation `w·x` of position `i` in centipawns, from term weights.
     #[inline]
-    pub fn eval(&self, i: usize, wm: &[f64], we: &[f64]) -> f64 {
-        // The same sums, in the same order, as `paired_eval`.
-        let entries = self.positions.entries(i);
-        let (mut even, mut odd) = ([0.0f64; 2], [0.0f64; 2]);
-        let mut pairs = entries.chunks_exact(2);
-        for pair in &mut pairs {
-            let ((t0, v0), (t1, v1)) = (unpack(pair[0]), unpack(pair[1]));
-            let (v0, v1) = (f64::from(v0), f64::from(v1));
-            even[0] += v0 * wm[t0];
-            even[1] += v0 * we[t0];
-            odd[0] += v1 * wm[t1];
-            odd[1] += v1 * we[t1];
-        }
-        if let [e] = pairs.remainder() {
-            let (t, v) = unpack(*e);
-            let v = f64::from(v);
-            even[0] += v * wm[t];
-            even[1] += v * we[t];
-        }
-        blend(even, odd, self.positions.phase(i))
+    pub fn eval(&self, i: usize, weights: &[[f64; 2]]) -> f64 {
+        paired_eval(self.positions.entries(i), weights, self.positions.phase(i))
     }
 
     /// The loss of position `i` at logit `z`, and its derivative in `z`.
@@ -197,7 +180,7 @@ impl Objective {
 
     /// Loss and (optionally) gradient sums over `selection` at column weights `w`.
     pub fn sums(&self, selection: Selection, w: &[f64], gradient: bool) -> Sums {
-        let weights: Vec<[f64; 2]> = self.term_columns.iter().map(|&(m, e)| [w[m as usize], w[e as usize]]).collect();
+        let weights = self.term_weights(w);
         let n = match selection {
             Selection::List(list) => list.len(),
             _ => self.positions.len(),
@@ -227,7 +210,7 @@ impl Objective {
     /// The diagonal of the mean Fisher information `Σ σ(1−σ) c² x_j² / n`
     /// over `selection` at weights `w`, per column (for preconditioning).
     pub fn information_diagonal(&self, selection: Selection, w: &[f64]) -> Vec<f64> {
-        let (wm, we) = self.term_weights(w);
+        let weights = self.term_weights(w);
         let terms = self.terms();
         let n = match selection {
             Selection::List(list) => list.len(),
@@ -239,7 +222,7 @@ impl Objective {
             let mut acc = vec![[0.0f64; 3]; terms];
             let mut count = 0.0;
             for i in indices {
-                let s = sigmoid(self.c * self.eval(i, &wm, &we));
+                let s = sigmoid(self.c * self.eval(i, &weights));
                 let n = self.positions.weight(i);
                 let weight = s * (1.0 - s) * self.c * self.c * n;
                 let p = f64::from(self.positions.phase(i)) / 24.0;
@@ -384,12 +367,12 @@ mod tests {
             pool: Arc::new(pool(1)),
         };
         let w: Vec<f64> = (0..objective.positions.layout().len()).map(|j| 37.25 * j as f64 - 101.5 + 1.0 / (j as f64 + 3.0)).collect();
-        let (wm, we) = objective.term_weights(&w);
-        let paired: Vec<[f64; 2]> = wm.iter().zip(&we).map(|(&m, &e)| [m, e]).collect();
+        let paired = objective.term_weights(&w);
+        let (wm, we): (Vec<f64>, Vec<f64>) = paired.iter().map(|p| (p[0], p[1])).unzip();
         for i in 0..objective.positions.len() {
             let entries = objective.positions.entries(i);
             let phase = objective.positions.phase(i);
-            let q = objective.eval(i, &wm, &we);
+            let q = objective.eval(i, &paired);
             assert_eq!(q.to_bits(), paired_eval(entries, &paired, phase).to_bits(), "position {i}");
             let (mut mg, mut eg) = (0.0, 0.0);
             for &e in entries {
