@@ -12,12 +12,16 @@
 #   human     one position per game (--sample 1 --seed 7) of the training
 #             games, labelled by Stockfish at depth 9 and by pgntune's own
 #             engine at depth 8; and the results-only tune of the training
-#             games (the README's old default example)
+#             games (the README's old default example); and Stockfish's
+#             depth-9 scores of its principal variations' last positions
+#             (--resolve-pv, the collection recipe)
 #   selfplay  6,000 games of `full` against itself at 2,000 nodes
 #   tcec      six positions per TCEC game with the engines' wv= scores
 #   fit       one weights file per source
 #   heldout   the log-loss of every weights file on the test positions
 #   match     400 games at 10,000 nodes of each against `full` (resumable)
+#   timed     400 games at 10 s + 0.1 s against `full` of the sources in
+#             $TIMED (default: tcec); give it the machine's cores alone
 # Outputs go to $STUDY_OUT (default study/); a step whose output exists is
 # not redone. PGNTUNE_BIN names a pgntune binary to use instead of building.
 set -euo pipefail
@@ -35,7 +39,7 @@ mkdir -p "$out"
 cd "$out"
 human=("$here"/../shared/data/human/*.pgn)
 fit=(--epd-features full --eval-weight 1 --lambda 1e-2)
-sources=(sf9 d8 human-results tcec sp-mix sp-eval mix)
+sources=(sf9 d8 human-results tcec sp-mix sp-eval mix pv)
 
 for part in "${parts[@]}"; do case $part in
 split)
@@ -49,6 +53,7 @@ human)
     [ -e pos-train.epd ] || python3 "$here/benches/study_rows.py" ids.csv sides.txt pos.epd pos-train.epd
     [ -e sf9-train.epd ] || /usr/bin/time -v "$bin" label pos-train.epd --uci /usr/games/stockfish --depth 9 -j 2 -o sf9-train.epd > label-sf9.log 2>&1
     [ -e d8-train.epd ] || /usr/bin/time -v "$bin" label pos-train.epd --depth 8 -j 2 -o d8-train.epd > label-d8.log 2>&1
+    [ -e pv-train.epd ] || /usr/bin/time -v "$bin" label pos-train.epd --uci /usr/games/stockfish --depth 9 -j 2 --resolve-pv -o pv-train.epd > label-pv.log 2>&1
     ;;
 selfplay)
     [ -e games.pgn.zst ] || /usr/bin/time -v "$bin" selfplay --weights full --vary 0 --games 6000 --nodes 2000 --seed 11 -j 2 --out games.pgn.zst > selfplay.log 2>&1 ;;
@@ -57,6 +62,7 @@ tcec)
 fit)
     [ -e w-sf9.toml ] || "$bin" fit sf9-train.epd "${fit[@]}" --weights-out w-sf9.toml > fit-sf9.log 2>&1
     [ -e w-d8.toml ] || "$bin" fit d8-train.epd "${fit[@]}" --weights-out w-d8.toml > fit-d8.log 2>&1
+    [ -e w-pv.toml ] || "$bin" fit pv-train.epd "${fit[@]}" --weights-out w-pv.toml > fit-pv.log 2>&1
     [ -e w-tcec.toml ] || "$bin" fit tcec.epd "${fit[@]}" --weights-out w-tcec.toml > fit-tcec.log 2>&1
     [ -e w-mix.toml ] || "$bin" fit sf9-train.epd tcec.epd "${fit[@]}" --weights-out w-mix.toml > fit-mix.log 2>&1
     [ -e w-human-results.toml ] || "$bin" tune train.pgn --features full --positions qsearch --weights-out w-human-results.toml > fit-human-results.log 2>&1
@@ -77,5 +83,15 @@ match)
                 --engine "name=full weights=full" --pgn-out "m-$src.pgn" --force > "m-$src.log" 2>&1
         fi && touch "m-$src.done"
     done ;;
-*) echo "unknown part '$part' (split, test, human, selfplay, tcec, fit, heldout, match)" >&2; exit 2 ;;
+timed)
+    for src in ${TIMED:-tcec}; do
+        [ -e "t-$src.done" ] && continue
+        if [ -e "t-$src.pgn.state.json" ]; then
+            "$bin" match --resume "t-$src.pgn.state.json" >> "t-$src.log" 2>&1
+        else
+            "$bin" match -j 2 --pairs 200 --tc 10+0.1 --seed 31 --engine "name=$src weights=w-$src.toml" \
+                --engine "name=full weights=full" --pgn-out "t-$src.pgn" --force > "t-$src.log" 2>&1
+        fi && touch "t-$src.done"
+    done ;;
+*) echo "unknown part '$part' (split, test, human, selfplay, tcec, fit, heldout, match, timed)" >&2; exit 2 ;;
 esac; done

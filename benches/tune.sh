@@ -15,18 +15,29 @@
 #      (examples/replay_baseline.rs) runs before and after: this shared
 #      virtual machine's speed moves by up to 1.6 times over hours, and
 #      the baseline says how fast it was while the figures were taken.
+#   4. Adam's steps on one and two threads (target: -j 2 at least 1.7 times
+#      as fast as -j 1, with the same weights to the bit): the solver's own
+#      seconds of `fit --solver adam`, 30 epochs of the default batch over
+#      the qsearch positions of one game in eight, in turn, ADAM_RUNS pairs
+#      (default 5), each pair's ratio printed.
 #
-# Usage: benches/tune.sh [PART...]   (parts: tune gradient extract; default all)
+# Usage: benches/tune.sh [PART...]   (parts: tune gradient extract adam; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(tune gradient extract)
+parts=("$@"); [ ${#parts[@]} -gt 0 ] || parts=(tune gradient extract adam)
 human=(../shared/data/human/*.pgn)
 if [ ! -e "${human[0]}" ]; then
     echo "SKIPPED: ../shared/data/human is absent (the shared game collections are not beside the repository)"
     exit 0
 fi
-cargo build --release --quiet --bin pgntune --example gradient_speed --example extract_speed --example replay_baseline
-bin=target/release/pgntune
+# PGNTUNE_BIN names a pgntune binary to use instead of building (for the
+# tune and adam parts; the others build their examples).
+if [ -n "${PGNTUNE_BIN:-}" ]; then
+    bin=$(realpath "$PGNTUNE_BIN")
+else
+    cargo build --release --quiet --bin pgntune --example gradient_speed --example extract_speed --example replay_baseline
+    bin=target/release/pgntune
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$@"; }
@@ -70,5 +81,19 @@ extract)
         awk -v s="$s" -v b="$bytes" -v j=$threads 'BEGIN { printf "extract --features full --positions plies -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core\n", j, s, b/1e6/s, b/1e6/s/j }'
     done
     baseline "machine speed after, bare parse and replay" ;;
-*) echo "unknown part '$part' (tune, gradient, extract)" >&2; exit 2 ;;
+adam)
+    "$bin" extract -q "${human[@]}" --features full --positions qsearch --sample 8 --seed 1 -o "$out/adam.epd"
+    for run in $(seq "${ADAM_RUNS:-5}"); do
+        for j in 1 2; do
+            "$bin" fit -q "$out/adam.epd" --epd-features full --solver adam --epochs 30 -j $j \
+                --weights-out "$out/adam-j$j.toml" --force --json > "$out/adam-j$j.json" 2> "$out/adam-j$j.log"
+        done
+        # The weights files differ only in their name line.
+        if ! cmp -s <(grep -v '^name' "$out/adam-j1.toml") <(grep -v '^name' "$out/adam-j2.toml"); then
+            echo "adam: -j 1 and -j 2 gave different weights" >&2; exit 1
+        fi
+        one=$(field "$out/adam-j1.json" seconds); two=$(field "$out/adam-j2.json" seconds)
+        python3 -c 'import sys; a, b = map(float, sys.argv[1:]); print(f"adam pair: -j 1 {a:.2f} s, -j 2 {b:.2f} s, ratio {a / b:.2f}, same weights")' "$one" "$two"
+    done ;;
+*) echo "unknown part '$part' (tune, gradient, extract, adam)" >&2; exit 2 ;;
 esac; done
