@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::dataset::positions::{Positions, unpack};
 use crate::features::TermColumns;
-use crate::fit::model::{sigmoid, softplus};
+use crate::fit::model::{sigmoid, softplus_and_sigmoid};
 
 /// Positions per chunk of the parallel sums.
 pub const CHUNK: usize = 8192;
@@ -139,7 +139,10 @@ impl Objective {
     fn loss_at(&self, z: f64, target: f64) -> (f64, f64) {
         match self.loss {
             // −t ln σ(z) − (1 − t) ln σ(−z) = softplus(z) − t z.
-            SparseLoss::CrossEntropy => (softplus(z) - target * z, sigmoid(z) - target),
+            SparseLoss::CrossEntropy => {
+                let (softplus, sigmoid) = softplus_and_sigmoid(z);
+                (softplus - target * z, sigmoid - target)
+            }
             SparseLoss::Mse => {
                 let s = sigmoid(z);
                 let d = s - target;
