@@ -11,7 +11,7 @@
 #      (target: 25 MB/s per core): into memory as `tune` stores the rows,
 #      the rows alone (EXTRACT_SINK=rows), on one and two threads
 #      (examples/extract_speed.rs, best of three runs), then to a sparse
-#      Parquet file with `pgntune extract`. The bare parse-and-replay loop
+#      Parquet file with `pgntune extract`, compact and expanded. The bare parse-and-replay loop
 #      (examples/replay_baseline.rs) runs before and after: this shared
 #      virtual machine's speed moves by up to 1.6 times over hours, and
 #      the baseline says how fast it was while the figures were taken.
@@ -74,11 +74,14 @@ extract)
         done
     done
     bytes=$(cat "${human[@]}" | wc -c)
-    for threads in 1 2; do
-        t0=$(date +%s.%N)
-        "$bin" extract -q -j $threads "${human[@]}" --features full --positions plies -o "$out/rows.parquet" --force
-        s=$(echo "$(date +%s.%N) - $t0" | bc -l)
-        awk -v s="$s" -v b="$bytes" -v j=$threads 'BEGIN { printf "extract --features full --positions plies -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core\n", j, s, b/1e6/s, b/1e6/s/j }'
+    for shape in compact expanded; do
+        for threads in 1 2; do
+            t0=$(date +%s.%N)
+            "$bin" extract -q -j $threads "${human[@]}" --features full --positions plies --sparse-shape $shape -o "$out/rows.parquet" --force
+            s=$(echo "$(date +%s.%N) - $t0" | bc -l)
+            size=$(stat -c %s "$out/rows.parquet")
+            awk -v s="$s" -v b="$bytes" -v j=$threads -v shape=$shape -v size="$size" 'BEGIN { printf "extract --features full --positions plies --sparse-shape %s -j %d: %.2f s, %.1f MB/s, %.1f MB/s per core, %.0f MB of Parquet\n", shape, j, s, b/1e6/s, b/1e6/s/j, size/1e6 }'
+        done
     done
     baseline "machine speed after, bare parse and replay" ;;
 adam)

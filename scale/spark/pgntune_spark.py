@@ -83,8 +83,10 @@ def multiset_digest(count, total):
 
 
 def pgntune_metadata(spark, part):
-    """The layout and columns pgntune wrote into a Parquet file's footer
-    (`pgntune.layout`, `pgntune.columns`), read by the JVM's Parquet reader."""
+    """The layout, columns and each term's columns (None for rows with one
+    column per feature or idx and val lists) that pgntune wrote into a
+    Parquet file's footer (`pgntune.layout`, `pgntune.columns`,
+    `pgntune.term_columns`), read by the JVM's Parquet reader."""
     jvm = spark._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     from py4j.protocol import Py4JJavaError
@@ -97,25 +99,48 @@ def pgntune_metadata(spark, part):
     try:
         pairs = reader.getFooter().getFileMetaData().getKeyValueMetaData()
         layout, columns = pairs.get("pgntune.layout"), pairs.get("pgntune.columns")
+        shape, term_columns = pairs.get("pgntune.shape"), pairs.get("pgntune.term_columns")
     finally:
         reader.close()
     if layout is None or columns is None:
         fail("%s: not rows written by pgntune extract (no pgntune.layout in its metadata)" % part)
-    return layout, json.loads(columns)
+    compact = shape == "compact" and term_columns is not None
+    return layout, json.loads(columns), (json.loads(term_columns) if compact else None)
 
 
-def read_rows(spark, path, columns):
+def read_rows(spark, path, columns, term_columns=None):
     """pgntune's Parquet rows as the rows of this job: shard, game, ply,
     label (white's score), idx (0-based columns that are non-zero) and val
-    (their values). A sparse file has idx and val already; a dense one (at
-    most 64 columns, one column per feature) gets them from Spark SQL's
-    array functions, in the JVM like every step here."""
+    (their values). An expanded sparse file has idx and val already; a
+    compact one (term, count, phase) and a dense one (at most 64 columns,
+    one column per feature) get them from Spark SQL's array functions, in
+    the JVM like every step here."""
     from pyspark.sql import functions as F
 
     frame = spark.read.parquet(str(path))
     shard = F.col("shard") if "shard" in frame.columns else F.lit(0)
     if "idx" in frame.columns:
         idx, val = F.col("idx"), F.col("val")
+    elif "term" in frame.columns:
+        if term_columns is None:
+            fail("%s: compact rows (term, count) without pgntune.term_columns in the metadata" % path)
+        # Term t with count n at phase p: n·p/24 in its mg column and
+        # n·(24 − p)/24 in its eg column, or n in its one column; the
+        # non-zero values in column order, as pgntune expands them.
+        first = F.array(*[F.lit(c[0]) for c in term_columns])
+        last = F.array(*[F.lit(c[-1]) for c in term_columns])
+        tapered = F.array(*[F.lit(len(c) == 2) for c in term_columns])
+        p = F.col("phase").cast("double")
+
+        def entries(x):
+            t, n = x["term"] + 1, x["count"].cast("double")
+            return F.when(F.element_at(tapered, t), F.array(
+                F.struct(F.element_at(first, t).alias("c"), (n * p / 24.0).alias("v")),
+                F.struct(F.element_at(last, t).alias("c"), (n * (F.lit(24.0) - p) / 24.0).alias("v")),
+            )).otherwise(F.array(F.struct(F.element_at(first, t).alias("c"), n.alias("v"))))
+
+        pairs = F.array_sort(F.filter(F.flatten(F.transform(F.arrays_zip("term", "count"), entries)), lambda e: e["v"] != 0))
+        idx, val = F.transform(pairs, lambda e: e["c"]), F.transform(pairs, lambda e: e["v"])
     else:
         values = F.array(*[F.col("`%s`" % c).cast("double") for c in columns])
         idx = F.filter(F.sequence(F.lit(0), F.lit(len(columns) - 1)), lambda i: F.element_at(values, i + 1) != 0)
@@ -140,8 +165,8 @@ def cmd_rows_hash(args):
     if not Path(args.parquet).is_file():
         fail("%s: no such file" % args.parquet)
     spark = spark_session(args, "pgntune rows-hash")
-    _, columns = pgntune_metadata(spark, args.parquet)
-    count, digest = rows_digest(read_rows(spark, args.parquet, columns))
+    _, columns, term_columns = pgntune_metadata(spark, args.parquet)
+    count, digest = rows_digest(read_rows(spark, args.parquet, columns, term_columns))
     print(json.dumps({"rows": count, "digest": digest}))
     spark.stop()
 
@@ -262,8 +287,8 @@ def extract_shards(spark, args, manifest, shards, folder, staging, out, old):
     for shard, attempt, _, _ in done:
         os.rename(attempt, final / ("shard=%d" % shard))
     first = next(final.glob("shard=*/part-*.parquet"))
-    layout, columns = pgntune_metadata(spark, first)
-    meta = {"layout": layout, "columns": columns, "games": manifest["games"], "shards": len(shards)}
+    layout, columns, term_columns = pgntune_metadata(spark, first)
+    meta = {"layout": layout, "columns": columns, "term_columns": term_columns, "games": manifest["games"], "shards": len(shards)}
     (final / "_pgntune.json").write_text(json.dumps(meta) + "\n")
     (final / "_SUCCESS").write_text("")
     if old is not None:
@@ -274,7 +299,7 @@ def extract_shards(spark, args, manifest, shards, folder, staging, out, old):
     for shard, text in messages:
         print("shard %d: %s" % (shard, text), file=sys.stderr)
     # The rows as written, read back and hashed.
-    count, digest = rows_digest(read_rows(spark, out, columns))
+    count, digest = rows_digest(read_rows(spark, out, columns, term_columns))
     return {"shards": len(shards), "games": manifest["games"], "rows": count, "digest": digest,
             # From the job's submission (Spark's Python workers start then, and
             # fetch the binary), and from the first task's start, to the commit.
@@ -304,7 +329,7 @@ def cmd_fit(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     spark = spark_session(args, "pgntune fit")
-    rows = read_rows(spark, args.rows, columns)
+    rows = read_rows(spark, args.rows, columns, meta.get("term_columns"))
     if args.draws == "exclude":
         rows = rows.where(F.col("label") != 0.5)
     dense = width <= 64 and not any(c.startswith(("mg_", "eg_")) for c in columns)

@@ -9,7 +9,7 @@ use super::progress::ReadProgress;
 use super::values::{at_least, at_least_u32, at_least_usize, check_threads, whole};
 use crate::atomic::{OutputKind, OutputPlan};
 use crate::dataset::score_table::{CLASSICAL_SCALE, ScoreTable};
-use crate::dataset::{Format, RowWriter, create_writer};
+use crate::dataset::{Format, RowWriter, Schema, SparseShape, create_writer};
 use crate::features::{FeatureLayout, FeatureSet};
 use crate::pgn::extract::QuietMode;
 use crate::pgn::{BadGames, EmitMode, ExtractConfig, ExtractStats, FilterConfig, InputSource, Problem, ResetEvents, UnknownResult, extract};
@@ -179,6 +179,12 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub fen: bool,
 
+    /// The Parquet shape of a layout wider than 64 columns: compact (each row's non-zero terms and their counts, two lists
+    /// of small integers, and the phase; the metadata maps terms to columns) or expanded (the design matrix's non-zero
+    /// columns `idx` and values `val`, a sparse vector as it stands, about twice the bytes).
+    #[arg(long, value_enum, default_value = "compact", value_name = "SHAPE")]
+    pub sparse_shape: SparseShape,
+
     /// Also write the score table (material balance on the 1-3-3-5-9 scale, rows, points, mean score) as CSV.
     #[arg(long, value_name = "FILE")]
     pub score_table: Option<PathBuf>,
@@ -212,7 +218,7 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
     config.game_base = args.game_base;
     // EPD lines are positions: an EPD output needs every row's FEN.
     config.fen = args.fen || args.outputs.iter().any(|p| Format::resolve(p, args.format).is_ok_and(|f| f == Format::Epd));
-    let schema = config.schema();
+    let schema = Schema { sparse_shape: args.sparse_shape, ..config.schema() };
     if args.format.is_some() && args.outputs.len() > 1 {
         bail!("--format applies to a single output; give each output its own extension instead");
     }
@@ -312,7 +318,7 @@ pub(super) fn no_game_found(stats: &ExtractStats, inputs: &[String]) -> Result<(
 
 /// The columns every dataset may have besides its features and tags
 /// (dense and sparse layouts together).
-const ROW_COLUMNS: [&str; 8] = ["result", "game", "ply", "fen", "eval", "phase", "idx", "val"];
+const ROW_COLUMNS: [&str; 10] = ["result", "game", "ply", "fen", "eval", "phase", "idx", "val", "term", "count"];
 
 /// Fails when a kept tag would be a second column of the same name: a
 /// tag given twice, or named like a feature or a row column (`--tags P`).

@@ -107,12 +107,29 @@ pub struct Schema {
     /// Who made the labels and how (`label`'s engine, options and limit),
     /// kept in the file where the format has room for it (Parquet's metadata).
     pub provenance: Option<String>,
+    /// How a wide layout's rows go into Parquet.
+    pub sparse_shape: SparseShape,
+}
+
+/// The Parquet shape of a layout too wide for one column per feature.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum SparseShape {
+    /// The rows as pgntune holds them: each non-zero term's index
+    /// (`term`) and count (`count`), two lists of small integers, and the
+    /// phase once; the metadata maps terms to columns.
+    #[default]
+    Compact,
+    /// The design matrix's non-zero columns (`idx`, `List<Int32>`) and
+    /// values (`val`, `List<Float64>`), each tapered term's two columns
+    /// already scaled by the phase: a row is a sparse vector as it stands.
+    Expanded,
 }
 
 impl Schema {
     /// The schema of rows with `layout`'s features and nothing else.
     pub fn new(layout: FeatureLayout) -> Schema {
-        Schema { features: layout.columns(), layout, tags: Vec::new(), fen: false, eval: false, provenance: None }
+        Schema { features: layout.columns(), layout, tags: Vec::new(), fen: false, eval: false, provenance: None, sparse_shape: SparseShape::Compact }
     }
 }
 

@@ -26,7 +26,7 @@ mod text_column;
 pub mod trace;
 pub mod triplets;
 
-pub use batch::{GameResult, RowBatch, Schema};
+pub use batch::{GameResult, RowBatch, Schema, SparseShape};
 pub use text_column::TextColumn;
 
 pub use format::{Format, RowWriter, create_writer};

@@ -3,13 +3,18 @@
 //! * dense, for layouts of at most [`DENSE_COLUMNS`] columns: the same
 //!   columns as CSV, typed (features `Int32` for untapered layouts, `Float64`
 //!   for tapered ones);
-//! * sparse, for wider layouts (a whole evaluation): `idx` (`List<Int32>`,
-//!   the 0-based feature columns that are non-zero) and `val`
-//!   (`List<Float64>`, their design values), plus `phase` (`Int32`, 0-24).
+//! * sparse, for wider layouts (a whole evaluation), in one of two shapes
+//!   ([`SparseShape`]): compact (the default), the rows as pgntune holds
+//!   them, `term` (`List<Int32>`, the non-zero terms), `count`
+//!   (`List<Int32>`, their counts) and `phase` (`Int32`, 0-24), with each
+//!   term's columns under `pgntune.term_columns`; or expanded, `idx`
+//!   (`List<Int32>`, the 0-based feature columns that are non-zero) and
+//!   `val` (`List<Float64>`, their design values), plus `phase` (`Int32`).
 //!   The column names are in the file's key-value metadata under
-//!   `pgntune.columns` (a JSON array), the layout under `pgntune.layout`.
-//!   pandas, polars and Spark read the list columns as arrays; a Spark
-//!   `SparseVector(len(columns), idx, val)` is one row of the design matrix.
+//!   `pgntune.columns` (a JSON array), the layout under `pgntune.layout`,
+//!   the shape under `pgntune.shape`. pandas, polars and Spark read the
+//!   list columns as arrays; a Spark `SparseVector(len(columns), idx, val)`
+//!   is one expanded row of the design matrix.
 //!
 //! Both then have `result` (`Float64`: 0, 0.5, 1), `game` (`Int64`), `ply`
 //! (`Int32`), the dense shape of a tapered layout `phase` (`Int32`), `eval` (`Float64`, null where a row has no label; only when
@@ -36,7 +41,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use polars::prelude::*;
 
 use self::encoders::{EncodedGroup, Encoders, Plan};
-use super::{DatasetError, RowBatch, RowWriter, Schema};
+use super::{DatasetError, RowBatch, RowWriter, Schema, SparseShape};
 use crate::atomic::AtomicFile;
 
 /// Rows per Parquet row group of a dense layout (at most 64 columns).
@@ -108,7 +113,23 @@ pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFra
     let mut columns: Vec<Column> = Vec::with_capacity(schema.features.len() + 3 + schema.tags.len() + 1);
     let layout = &schema.layout;
     let mut dense = vec![0.0; layout.len()];
-    if is_sparse(schema) {
+    if is_sparse(schema) && schema.sparse_shape == SparseShape::Compact {
+        // The rows as they are held: a term and its count, two lists of
+        // small integers, and the phase once (see `term_columns_json`).
+        // (Int32: Parquet stores every small integer as INT32, and polars'
+        // narrower types are features that would cost minutes of build.)
+        let entries = batch.terms.len();
+        let mut term = ListPrimitiveChunkedBuilder::<Int32Type>::new("term".into(), n, entries, DataType::Int32);
+        let mut count = ListPrimitiveChunkedBuilder::<Int32Type>::new("count".into(), n, entries, DataType::Int32);
+        for i in 0..n {
+            let row = batch.row_terms(i);
+            term.append_values_iter(row.iter().map(|e| i32::from(e.term)));
+            count.append_values_iter(row.iter().map(|e| i32::from(e.value)));
+        }
+        columns.push(list_column(term.finish(), DataType::Int32)?);
+        columns.push(list_column(count.finish(), DataType::Int32)?);
+        columns.push(Column::new("phase".into(), batch.phases.iter().map(|&p| i32::from(p)).collect::<Vec<i32>>()));
+    } else if is_sparse(schema) {
         // Each list column is built as one flat array of values plus row
         // offsets: a Series per row (two allocations and an Arrow array
         // each) made writing the human collection 40% slower.
@@ -162,6 +183,24 @@ pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFra
     DataFrame::new(n, columns)
 }
 
+/// Each term's columns as JSON, in term order: `[mg, eg]` (0-based) for a
+/// tapered term, `[c]` for an untapered one. A compact row's term `t` with
+/// count `n` at phase `p` is `n·p/24` in column `mg` and `n·(24 − p)/24`
+/// in column `eg` (or `n` in column `c`): what a reader needs to expand the
+/// rows into the design matrix without knowing pgntune's layouts.
+pub fn term_columns_json(layout: &crate::features::FeatureLayout) -> String {
+    use crate::features::TermColumns;
+    let columns: Vec<Vec<usize>> = layout
+        .all_term_columns()
+        .into_iter()
+        .map(|c| match c {
+            TermColumns::Single(c) => vec![c],
+            TermColumns::Tapered { mg, eg } => vec![mg, eg],
+        })
+        .collect();
+    serde_json::to_string(&columns).expect("numbers serialise")
+}
+
 /// `list` as a column, typed `List<inner>` even when it has no rows.
 fn list_column(mut list: ListChunked, inner: DataType) -> PolarsResult<Column> {
     if list.inner_dtype() != &inner {
@@ -184,6 +223,14 @@ impl ParquetRowWriter {
             ("pgntune.layout".to_string(), schema.layout.spec()),
             ("pgntune.columns".to_string(), serde_json::to_string(&schema.features).expect("names serialise")),
         ];
+        if is_sparse(schema) {
+            let shape = match schema.sparse_shape {
+                SparseShape::Compact => "compact",
+                SparseShape::Expanded => "expanded",
+            };
+            pairs.push(("pgntune.shape".to_string(), shape.to_string()));
+            pairs.push(("pgntune.term_columns".to_string(), term_columns_json(&schema.layout)));
+        }
         if let Some(provenance) = &schema.provenance {
             pairs.push(("pgntune.labels".to_string(), provenance.clone()));
         }
@@ -307,41 +354,84 @@ mod tests {
         let (schema, rows) = selfplay_rows();
         assert!(is_sparse(&schema));
         assert!(rows.len() > 20 * SPARSE_ROW_GROUP, "{} rows", rows.len());
-        let dir = tempfile::tempdir().unwrap();
-        let (inline, threaded) = (dir.path().join("1.parquet"), dir.path().join("3.parquet"));
-        write(&inline, &schema, &rows, 1);
-        write(&threaded, &schema, &rows, 3);
-        assert!(std::fs::read(&inline).unwrap() == std::fs::read(&threaded).unwrap(), "the bytes depend on the threads");
+        for shape in [SparseShape::Compact, SparseShape::Expanded] {
+            let schema = Schema { sparse_shape: shape, ..schema.clone() };
+            let dir = tempfile::tempdir().unwrap();
+            let (inline, threaded) = (dir.path().join("1.parquet"), dir.path().join("3.parquet"));
+            write(&inline, &schema, &rows, 1);
+            write(&threaded, &schema, &rows, 3);
+            assert!(std::fs::read(&inline).unwrap() == std::fs::read(&threaded).unwrap(), "{shape:?}: the bytes depend on the threads");
 
-        let file = File::open(&threaded).unwrap();
-        let mut reader = ParquetReader::new(file);
-        assert_eq!(reader.num_rows().unwrap(), rows.len());
-        let groups = reader.get_metadata().unwrap().row_groups.len();
-        assert_eq!(groups, rows.len().div_ceil(SPARSE_ROW_GROUP));
-        let frame = reader.finish().unwrap();
-        let games: Vec<i64> = frame.column("game").unwrap().i64().unwrap().into_no_null_iter().collect();
-        let plies: Vec<i32> = frame.column("ply").unwrap().i32().unwrap().into_no_null_iter().collect();
-        assert_eq!(games, rows.games.iter().map(|&g| g as i64).collect::<Vec<_>>());
-        assert_eq!(plies, rows.plies.iter().map(|&p| p as i32).collect::<Vec<_>>());
-        // Every row's list values are its sparse design row.
-        let (idx, val) = (frame.column("idx").unwrap().list().unwrap(), frame.column("val").unwrap().list().unwrap());
-        let mut pairs = Vec::new();
-        for (i, (idx, val)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {
-            schema.layout.sparse_columns(rows.row_terms(i), rows.phases[i], &mut pairs);
-            let idx: Vec<i32> = idx.unwrap().as_ref().i32().unwrap().into_no_null_iter().collect();
-            let val: Vec<f64> = val.unwrap().as_ref().f64().unwrap().into_no_null_iter().collect();
-            assert_eq!(idx, pairs.iter().map(|p| p.0 as i32).collect::<Vec<_>>(), "row {i}");
-            assert_eq!(val, pairs.iter().map(|p| p.1).collect::<Vec<_>>(), "row {i}");
-        }
-        // And pgntune reads every group back, one at a time.
-        let options = crate::dataset::load::LoadOptions { epd_layout: schema.layout.clone(), strict: true };
-        let (positions, _) = crate::dataset::load::load_positions(&[&threaded], &options).unwrap();
-        assert_eq!(positions.len(), rows.len());
-        for i in 0..rows.len() {
-            let mut want = rows.row_terms(i).to_vec();
-            want.sort();
-            assert_eq!(positions.terms(i), want, "row {i}");
-            assert_eq!(positions.game(i), rows.games[i], "row {i}");
+            let file = File::open(&threaded).unwrap();
+            let mut reader = ParquetReader::new(file);
+            assert_eq!(reader.num_rows().unwrap(), rows.len());
+            let metadata = reader.get_metadata().unwrap().clone();
+            assert_eq!(metadata.row_groups.len(), rows.len().div_ceil(SPARSE_ROW_GROUP));
+            let value_of = |key: &str| {
+                let pairs = metadata.key_value_metadata().as_ref().unwrap();
+                pairs.iter().find(|kv| kv.key == key).and_then(|kv| kv.value.clone()).unwrap_or_else(|| panic!("no {key}"))
+            };
+            let frame = reader.finish().unwrap();
+            let games: Vec<i64> = frame.column("game").unwrap().i64().unwrap().into_no_null_iter().collect();
+            let plies: Vec<i32> = frame.column("ply").unwrap().i32().unwrap().into_no_null_iter().collect();
+            assert_eq!(games, rows.games.iter().map(|&g| g as i64).collect::<Vec<_>>());
+            assert_eq!(plies, rows.plies.iter().map(|&p| p as i32).collect::<Vec<_>>());
+            let phases: Vec<i32> = frame.column("phase").unwrap().i32().unwrap().into_no_null_iter().collect();
+            assert_eq!(phases, rows.phases.iter().map(|&p| i32::from(p)).collect::<Vec<_>>());
+            let mut pairs = Vec::new();
+            match shape {
+                SparseShape::Compact => {
+                    assert_eq!(value_of("pgntune.shape"), "compact");
+                    // Every row's lists are its terms and counts, and the
+                    // metadata's term columns expand them into its design row.
+                    let term_columns: Vec<Vec<usize>> = serde_json::from_str(&value_of("pgntune.term_columns")).unwrap();
+                    assert_eq!(term_columns.len(), schema.layout.term_count());
+                    let (terms, counts) = (frame.column("term").unwrap().list().unwrap(), frame.column("count").unwrap().list().unwrap());
+                    for (i, (t, c)) in terms.amortized_iter().zip(counts.amortized_iter()).enumerate() {
+                        let t: Vec<i32> = t.unwrap().as_ref().i32().unwrap().into_no_null_iter().collect();
+                        let c: Vec<i32> = c.unwrap().as_ref().i32().unwrap().into_no_null_iter().collect();
+                        let row = rows.row_terms(i);
+                        assert_eq!(t, row.iter().map(|e| i32::from(e.term)).collect::<Vec<_>>(), "row {i}");
+                        assert_eq!(c, row.iter().map(|e| i32::from(e.value)).collect::<Vec<_>>(), "row {i}");
+                        let p = f64::from(rows.phases[i]);
+                        let mut expanded: Vec<(usize, f64)> = t
+                            .iter()
+                            .zip(&c)
+                            .flat_map(|(&t, &n)| match term_columns[t as usize][..] {
+                                [c] => vec![(c, f64::from(n))],
+                                [mg, eg] => vec![(mg, f64::from(n) * p / 24.0), (eg, f64::from(n) * (24.0 - p) / 24.0)],
+                                _ => panic!("term {t}: {:?}", term_columns[t as usize]),
+                            })
+                            .filter(|&(_, v)| v != 0.0)
+                            .collect();
+                        expanded.sort_by_key(|&(c, _)| c);
+                        schema.layout.sparse_columns(row, rows.phases[i], &mut pairs);
+                        assert_eq!(expanded, pairs, "row {i}");
+                    }
+                }
+                SparseShape::Expanded => {
+                    assert_eq!(value_of("pgntune.shape"), "expanded");
+                    // Every row's list values are its sparse design row.
+                    let (idx, val) = (frame.column("idx").unwrap().list().unwrap(), frame.column("val").unwrap().list().unwrap());
+                    for (i, (idx, val)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {
+                        schema.layout.sparse_columns(rows.row_terms(i), rows.phases[i], &mut pairs);
+                        let idx: Vec<i32> = idx.unwrap().as_ref().i32().unwrap().into_no_null_iter().collect();
+                        let val: Vec<f64> = val.unwrap().as_ref().f64().unwrap().into_no_null_iter().collect();
+                        assert_eq!(idx, pairs.iter().map(|p| p.0 as i32).collect::<Vec<_>>(), "row {i}");
+                        assert_eq!(val, pairs.iter().map(|p| p.1).collect::<Vec<_>>(), "row {i}");
+                    }
+                }
+            }
+            // And pgntune reads every group back, one at a time.
+            let options = crate::dataset::load::LoadOptions { epd_layout: schema.layout.clone(), strict: true };
+            let (positions, _) = crate::dataset::load::load_positions(&[&threaded], &options).unwrap();
+            assert_eq!(positions.len(), rows.len());
+            for i in 0..rows.len() {
+                let mut want = rows.row_terms(i).to_vec();
+                want.sort();
+                assert_eq!(positions.terms(i), want, "{shape:?} row {i}");
+                assert_eq!(positions.game(i), rows.games[i], "{shape:?} row {i}");
+            }
         }
     }
 }

@@ -272,3 +272,49 @@ fn a_closed_pipe_ends_a_parquet_stream_quietly() {
         assert!(output.status.success() && stderr.is_empty(), "{format}: {:?}: {stderr}", output.status);
     }
 }
+
+/// A whole evaluation's Parquet is compact by default and expanded on
+/// request: `fit` reads both as the same rows, and an unknown shape is a
+/// usage error.
+#[test]
+fn sparse_parquet_is_compact_by_default_and_both_shapes_fit_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let (compact, expanded) = (dir.path().join("c.parquet"), dir.path().join("e.parquet"));
+    let extract = |out: &Path, extra: &[&str]| {
+        pgntune()
+            .arg("extract")
+            .arg(bundled_sample())
+            .args(["--features", "full", "--positions", "plies", "-q", "-o"])
+            .arg(out)
+            .args(extra)
+            .assert()
+            .success();
+    };
+    extract(&compact, &[]);
+    extract(&expanded, &["--sparse-shape", "expanded"]);
+    let names = |path: &Path| {
+        let file = std::fs::File::open(path).unwrap();
+        let mut reader: polars::prelude::ParquetReader<_> = polars::prelude::SerReader::new(file);
+        let schema = reader.schema().unwrap();
+        schema.iter_names().map(|n| n.to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(names(&compact)[..4], ["term", "count", "phase", "result"]);
+    assert_eq!(names(&expanded)[..4], ["idx", "val", "phase", "result"]);
+    let (small, large) = (std::fs::metadata(&compact).unwrap().len(), std::fs::metadata(&expanded).unwrap().len());
+    assert!(small < large, "compact {small} bytes, expanded {large}");
+    let fit = |path: &Path| {
+        let out = stdout_of(pgntune().arg("fit").arg(path).args(["--iters", "3", "--json", "-q"]));
+        let mut report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        report.as_object_mut().unwrap().remove("seconds");
+        report
+    };
+    assert_eq!(fit(&compact), fit(&expanded));
+    pgntune()
+        .arg("extract")
+        .arg(bundled_sample())
+        .args(["--features", "full", "--sparse-shape", "wide", "-o"])
+        .arg(dir.path().join("w.parquet"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("invalid value 'wide' for '--sparse-shape <SHAPE>'"));
+}

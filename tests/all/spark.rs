@@ -181,7 +181,7 @@ fn spark_fits_a_sparse_layout_like_the_whole_evaluation_tuner() {
     pgntune().arg("split").arg(bundled_sample()).args(["--games", "250", "-q", "-o"]).arg(&shards).assert().success();
     let rows = d.join("pst.parquet");
     let b = binary();
-    run_job(&[
+    let (report, _) = run_job(&[
         "extract",
         "--master",
         "local[2]",
@@ -199,6 +199,20 @@ fn spark_fits_a_sparse_layout_like_the_whole_evaluation_tuner() {
         "--sample",
         "4",
     ]);
+    // The parts are compact (term, count, phase); expanded in Spark SQL,
+    // their rows are one machine's, written either way.
+    for shape in ["compact", "expanded"] {
+        let one = d.join(format!("one-{shape}.parquet"));
+        pgntune()
+            .arg("extract")
+            .arg(bundled_sample())
+            .args(["--features", "pst", "--positions", "plies", "--sample", "4", "--sparse-shape", shape, "-q", "-o"])
+            .arg(&one)
+            .assert()
+            .success();
+        let (hash, _) = run_job(&["rows-hash", "--master", "local[2]", one.to_str().unwrap()]);
+        assert_eq!(report["digest"], hash["digest"], "{shape}: {report} {hash}");
+    }
     let (fit, text) = run_job(&[
         "fit",
         "--master",

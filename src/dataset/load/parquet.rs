@@ -33,25 +33,45 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
     if !has("result") {
         return Err(invalid(path, "no numeric 'result' column"));
     }
-    let sparse = has("idx") && has("val");
+    let shape = if has("term") && has("count") {
+        Shape::Compact
+    } else if has("idx") && has("val") {
+        Shape::Expanded
+    } else {
+        Shape::Dense
+    };
+    let value_of = |key: &str| -> Option<&str> { metadata.key_value_metadata().iter().flatten().find(|kv| kv.key == key)?.value.as_deref() };
+    let term_columns: Vec<Vec<usize>> = match shape {
+        Shape::Compact => value_of("pgntune.term_columns")
+            .and_then(|v| serde_json::from_str(v).ok())
+            .ok_or_else(|| invalid(path, "compact rows (term, count) without the 'pgntune.term_columns' metadata"))?,
+        _ => Vec::new(),
+    };
+    let sparse = shape != Shape::Dense;
     let columns: Vec<String> = if sparse {
-        // The sparse shape: columns named in the metadata.
-        metadata
-            .key_value_metadata()
-            .iter()
-            .flatten()
-            .find(|kv| kv.key == "pgntune.columns")
-            .and_then(|kv| serde_json::from_str(kv.value.as_deref()?).ok())
-            .ok_or_else(|| invalid(path, "sparse rows (idx, val) without the 'pgntune.columns' metadata"))?
+        // The sparse shapes: columns named in the metadata.
+        value_of("pgntune.columns")
+            .and_then(|v| serde_json::from_str(v).ok())
+            .ok_or_else(|| invalid(path, "sparse rows without the 'pgntune.columns' metadata"))?
     } else {
         // The dense shape: every column before `result` is a feature.
         names[..names.iter().position(|n| n == "result").expect("checked above")].to_vec()
     };
+    if let Some((t, bad)) = term_columns.iter().enumerate().find(|(_, c)| c.is_empty() || c.len() > 2 || c.iter().any(|&c| c >= columns.len())) {
+        return Err(invalid(
+            path,
+            format!("'pgntune.term_columns' gives term {t} the columns {bad:?}, not one or two of the {} columns", columns.len()),
+        ));
+    }
     consumer.columns(path, columns.clone())?;
-    let mut wanted: Vec<String> = if sparse { vec!["idx".into(), "val".into()] } else { columns.clone() };
+    let mut wanted: Vec<String> = match shape {
+        Shape::Compact => vec!["term".into(), "count".into()],
+        Shape::Expanded => vec!["idx".into(), "val".into()],
+        Shape::Dense => columns.clone(),
+    };
     wanted.extend(["result", "game", "eval", "phase"].into_iter().filter(|&n| has(n)).map(String::from));
 
-    let mut rows = RowsOf { path, columns: &columns, first: 0, pairs: Vec::new() };
+    let mut rows = RowsOf { path, columns: &columns, term_columns: &term_columns, shape, first: 0, pairs: Vec::new() };
     for group in &metadata.row_groups {
         let n = group.num_rows();
         if n == 0 {
@@ -60,10 +80,21 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
         let mut reader = open()?;
         reader.set_metadata(metadata.clone());
         let frame = reader.with_slice(Some((rows.first, n))).with_columns(Some(wanted.clone())).finish().map_err(polars_err)?;
-        rows.read(&frame, sparse, consumer, games)?;
+        rows.read(&frame, consumer, games)?;
         rows.first += n;
     }
     Ok(())
+}
+
+/// The shape of a pgntune Parquet file (see `dataset::parquet`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// One column per feature.
+    Dense,
+    /// `term` and `count` lists, expanded through `pgntune.term_columns`.
+    Compact,
+    /// `idx` and `val` lists.
+    Expanded,
 }
 
 /// The rows of one row group after another.
@@ -71,13 +102,16 @@ struct RowsOf<'a> {
     path: &'a Path,
     /// The feature columns.
     columns: &'a [String],
+    /// Each term's one or two columns (compact rows).
+    term_columns: &'a [Vec<usize>],
+    shape: Shape,
     /// The file's row number of the group's first row (from 0).
     first: usize,
     pairs: Vec<(usize, f64)>,
 }
 
 impl RowsOf<'_> {
-    fn read(&mut self, frame: &DataFrame, sparse: bool, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
+    fn read(&mut self, frame: &DataFrame, consumer: &mut dyn Consumer, games: &mut GameIds) -> Result<(), DatasetError> {
         let path = self.path;
         let polars_err = |source| DatasetError::Polars { path: path.display().to_string(), source };
         let has = |name: &str| frame.column(name).is_ok();
@@ -106,13 +140,52 @@ impl RowsOf<'_> {
             consumer.row(Row { values: pairs, result, eval, phase, weight: 1.0 }, id).map_err(|e| at(i, e.to_string()))
         };
         let pairs = &mut self.pairs;
-        if sparse {
-            let list = |name: &str, dtype: DataType| -> Result<ListChunked, DatasetError> {
-                let column = frame.column(name).map_err(polars_err)?;
-                let cast =
-                    column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
-                Ok(cast.list().map_err(polars_err)?.clone())
-            };
+        let list = |name: &str, dtype: DataType| -> Result<ListChunked, DatasetError> {
+            let column = frame.column(name).map_err(polars_err)?;
+            let cast =
+                column.cast(&DataType::List(Box::new(dtype))).map_err(|_| invalid(path, format!("column '{name}' is not a list of numbers")))?;
+            Ok(cast.list().map_err(polars_err)?.clone())
+        };
+        if self.shape == Shape::Compact {
+            let (terms, counts) = (list("term", DataType::Int64)?, list("count", DataType::Int64)?);
+            let phases = phases.as_ref().ok_or_else(|| invalid(path, "compact rows (term, count) without a 'phase' column"))?;
+            let mut seen = Vec::new();
+            for (i, (tx, cx)) in terms.amortized_iter().zip(counts.amortized_iter()).enumerate() {
+                let (tx, cx) = (tx.ok_or_else(|| at(i, "missing term".into()))?, cx.ok_or_else(|| at(i, "missing count".into()))?);
+                let (tx, cx) = (tx.as_ref().i64().map_err(polars_err)?, cx.as_ref().i64().map_err(polars_err)?);
+                if tx.len() != cx.len() {
+                    return Err(at(i, format!("{} terms but {} counts", tx.len(), cx.len())));
+                }
+                let p = phases[i].ok_or_else(|| at(i, "missing phase".into()))?;
+                let phase = f64::from(stored_phase(p).map_err(|msg| at(i, msg))?);
+                pairs.clear();
+                seen.clear();
+                for (t, n) in tx.iter().zip(cx.iter()) {
+                    let (Some(t), Some(n)) = (t, n) else { return Err(at(i, "missing term or count".into())) };
+                    let columns = usize::try_from(t).ok().and_then(|t| self.term_columns.get(t));
+                    let (Some(columns), Ok(n)) = (columns, i16::try_from(n)) else {
+                        return Err(at(i, format!("term {t} or count {n} out of range ({} terms)", self.term_columns.len())));
+                    };
+                    seen.push(t);
+                    // As `FeatureLayout::sparse_columns` computes them.
+                    let v = f64::from(n);
+                    match columns[..] {
+                        [c] => pairs.push((c, v)),
+                        [mg, eg] => pairs.extend([(mg, v * phase / 24.0), (eg, v * (24.0 - phase) / 24.0)]),
+                        _ => unreachable!("checked when the metadata was read"),
+                    }
+                }
+                seen.sort_unstable();
+                if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(at(i, format!("term {} appears twice", w[0])));
+                }
+                pairs.retain(|&(_, v)| v != 0.0);
+                pairs.sort_unstable_by_key(|&(c, _)| c);
+                emit(i, pairs, consumer)?;
+            }
+            return Ok(());
+        }
+        if self.shape == Shape::Expanded {
             let (idx, val) = (list("idx", DataType::Int64)?, list("val", DataType::Float64)?);
             let mut seen = Vec::new();
             for (i, (ix, vx)) in idx.amortized_iter().zip(val.amortized_iter()).enumerate() {

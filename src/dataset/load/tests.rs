@@ -189,3 +189,57 @@ fn small_parquet_duplicate_idx_refused() {
     let err = load(&[&path], false).unwrap_err().to_string();
     assert!(err.contains("row 1: index 0 ('P') appears twice in idx"), "{err}");
 }
+
+/// Compact rows (term, count, phase) that cannot be expanded are refused
+/// with their row; well-formed ones read as their design rows.
+#[test]
+fn compact_parquet_rows_are_expanded_or_refused_with_their_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let columns = "[\"mg_a\",\"eg_a\",\"b\"]";
+    // Term 0 is tapered (columns 0 and 1), term 1 untapered (column 2).
+    let write = |name: &str, terms: Vec<Vec<i64>>, counts: Vec<Vec<i64>>, phases: Vec<i32>, term_columns: Option<&str>| {
+        let path = dir.path().join(name);
+        let n = terms.len();
+        let list =
+            |name: &str, rows: Vec<Vec<i64>>| Series::new(name.into(), rows.into_iter().map(|r| Series::new("".into(), r)).collect::<Vec<_>>());
+        let mut frame = DataFrame::new(
+            n,
+            vec![
+                list("term", terms).into_column(),
+                list("count", counts).into_column(),
+                Column::new("phase".into(), phases),
+                Column::new("result".into(), vec![1.0f64; n]),
+            ],
+        )
+        .unwrap();
+        let mut pairs = vec![("pgntune.columns".to_string(), columns.to_string())];
+        if let Some(term_columns) = term_columns {
+            pairs.push(("pgntune.term_columns".to_string(), term_columns.to_string()));
+        }
+        let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(pairs);
+        ParquetWriter::new(std::fs::File::create(&path).unwrap()).with_key_value_metadata(Some(metadata)).finish(&mut frame).unwrap();
+        path
+    };
+    let good = Some("[[0,1],[2]]");
+    let path = write("good.parquet", vec![vec![0, 1], vec![1], vec![0]], vec![vec![2, -1], vec![3], vec![1]], vec![12, 24, 24], good);
+    let rows = load(&[&path], false).unwrap();
+    assert_eq!(rows.columns, ["mg_a", "eg_a", "b"]);
+    let mut seen: Vec<Vec<f64>> = rows.features.chunks(3).map(|x| x.to_vec()).collect();
+    seen.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    // 2·12/24 = 1 and 2·12/24 = 1 for term 0 at phase 12; phase 24 leaves eg at zero.
+    assert_eq!(seen, vec![vec![0.0, 0.0, 3.0], vec![1.0, 0.0, 0.0], vec![1.0, 1.0, -1.0]]);
+
+    let refused = [
+        ("no-map.parquet", vec![vec![0]], vec![vec![1]], vec![12], None, "without the 'pgntune.term_columns' metadata"),
+        ("bad-map.parquet", vec![vec![0]], vec![vec![1]], vec![12], Some("[[0,7],[2]]"), "gives term 0 the columns [0, 7]"),
+        ("range.parquet", vec![vec![0], vec![5]], vec![vec![1], vec![1]], vec![12, 12], good, "row 2: term 5 or count 1 out of range (2 terms)"),
+        ("twice.parquet", vec![vec![1, 1]], vec![vec![1, 2]], vec![12], good, "row 1: term 1 appears twice"),
+        ("phase.parquet", vec![vec![0]], vec![vec![1]], vec![30], good, "row 1:"),
+        ("lengths.parquet", vec![vec![0, 1]], vec![vec![1]], vec![12], good, "row 1: 2 terms but 1 counts"),
+    ];
+    for (name, terms, counts, phases, map, want) in refused {
+        let path = write(name, terms, counts, phases, map);
+        let err = load(&[&path], false).unwrap_err().to_string();
+        assert!(err.contains(want), "{name}: {err}");
+    }
+}
