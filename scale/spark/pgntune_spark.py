@@ -104,8 +104,11 @@ def pgntune_metadata(spark, part):
         reader.close()
     if layout is None or columns is None:
         fail("%s: not rows written by pgntune extract (no pgntune.layout in its metadata)" % part)
-    compact = shape == "compact" and term_columns is not None
-    return layout, json.loads(columns), (json.loads(term_columns) if compact else None)
+    # As pgntune reads them: compact rows are told by the shape, or by the
+    # term columns that expand them.
+    if shape == "compact" and term_columns is None:
+        fail("%s: compact rows without pgntune.term_columns in its metadata" % part)
+    return layout, json.loads(columns), (json.loads(term_columns) if term_columns is not None else None)
 
 
 def read_rows(spark, path, columns, term_columns=None):
@@ -121,9 +124,7 @@ def read_rows(spark, path, columns, term_columns=None):
     shard = F.col("shard") if "shard" in frame.columns else F.lit(0)
     if "idx" in frame.columns:
         idx, val = F.col("idx"), F.col("val")
-    elif "term" in frame.columns:
-        if term_columns is None:
-            fail("%s: compact rows (term, count) without pgntune.term_columns in the metadata" % path)
+    elif term_columns is not None and "term" in frame.columns and "count" in frame.columns:
         # Term t with count n at phase p: n·p/24 in its mg column and
         # n·(24 − p)/24 in its eg column, or n in its one column; the
         # non-zero values in column order, as pgntune expands them.

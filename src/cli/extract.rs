@@ -182,8 +182,9 @@ pub struct ExtractArgs {
     /// The Parquet shape of a layout wider than 64 columns: compact (each row's non-zero terms and their counts, two lists
     /// of small integers, and the phase; the metadata maps terms to columns) or expanded (the design matrix's non-zero
     /// columns `idx` and values `val`, a sparse vector as it stands, about twice the bytes).
-    #[arg(long, value_enum, default_value = "compact", value_name = "SHAPE")]
-    pub sparse_shape: SparseShape,
+    /// [default: compact]
+    #[arg(long, value_enum, value_name = "SHAPE")]
+    pub sparse_shape: Option<SparseShape>,
 
     /// Also write the score table (material balance on the 1-3-3-5-9 scale, rows, points, mean score) as CSV.
     #[arg(long, value_name = "FILE")]
@@ -218,7 +219,8 @@ pub(super) fn run(args: ExtractArgs) -> Result<()> {
     config.game_base = args.game_base;
     // EPD lines are positions: an EPD output needs every row's FEN.
     config.fen = args.fen || args.outputs.iter().any(|p| Format::resolve(p, args.format).is_ok_and(|f| f == Format::Epd));
-    let schema = Schema { sparse_shape: args.sparse_shape, ..config.schema() };
+    let formats: Vec<Format> = args.outputs.iter().filter_map(|p| Format::resolve(p, args.format).ok()).collect();
+    let schema = Schema { sparse_shape: sparse_shape(args.sparse_shape, &config.layout, &formats)?, ..config.schema() };
     if args.format.is_some() && args.outputs.len() > 1 {
         bail!("--format applies to a single output; give each output its own extension instead");
     }
@@ -314,6 +316,25 @@ pub(super) fn no_game_found(stats: &ExtractStats, inputs: &[String]) -> Result<(
         Some(nothing) => bail!(nothing),
         None => Ok(()),
     }
+}
+
+/// `--sparse-shape`, refused where it would change nothing: for a layout
+/// of at most 64 columns (one Parquet column each) or without a Parquet
+/// output.
+pub(super) fn sparse_shape(given: Option<SparseShape>, layout: &FeatureLayout, formats: &[Format]) -> Result<SparseShape> {
+    if given.is_some() {
+        if layout.len() <= crate::dataset::parquet::DENSE_COLUMNS {
+            bail!(
+                "--sparse-shape: the layout '{}' has {} columns, written one Parquet column each; it is for wider layouts",
+                layout.spec(),
+                layout.len()
+            );
+        }
+        if !formats.contains(&Format::Parquet) {
+            bail!("--sparse-shape: no output is Parquet");
+        }
+    }
+    Ok(given.unwrap_or_default())
 }
 
 /// The columns every dataset may have besides its features and tags

@@ -11,6 +11,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::values::{at_least, at_least_usize, check_threads};
+use crate::dataset::{Format, SparseShape};
 use crate::features::FeatureLayout;
 use crate::label::{LabelConfig, LabelProgress, LabelReport, Teacher, run};
 use crate::play::limits::MoveLimits;
@@ -64,6 +65,11 @@ pub struct LabelCommand {
     /// The feature sets of the rows written.
     #[arg(long, default_value = "full", value_name = "SETS")]
     pub features: String,
+
+    /// The Parquet shape of a layout wider than 64 columns: compact (terms, counts and the phase) or expanded (`idx`,
+    /// `val`), as `extract --sparse-shape` [default: compact].
+    #[arg(long, value_enum, value_name = "SHAPE")]
+    pub sparse_shape: Option<SparseShape>,
 
     /// Hash table per engine, in MB [default: 16; for a UCI engine, its own unless given].
     #[arg(long, allow_negative_numbers = true, value_parser = at_least(1))]
@@ -134,10 +140,14 @@ fn config(args: &LabelCommand) -> Result<LabelConfig> {
     }
     let depth = args.depth.or(if args.nodes.is_none() { Some(6) } else { None });
     let limits = MoveLimits { depth: depth.map(|d| d as u32), nodes: args.nodes, ..MoveLimits::default() };
+    let layout = FeatureLayout::parse(&args.features)?;
+    let formats: Vec<Format> = Format::resolve(&args.output, None).ok().into_iter().collect();
+    let sparse_shape = super::extract::sparse_shape(args.sparse_shape, &layout, &formats)?;
     Ok(LabelConfig {
         dataset: args.dataset.clone(),
         output: args.output.clone(),
-        layout: FeatureLayout::parse(&args.features)?,
+        layout,
+        sparse_shape,
         teacher,
         limits,
         threads: args.threads,

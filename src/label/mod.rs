@@ -40,7 +40,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Position};
 
 use crate::atomic::{OutputPlan, PlanError};
 use crate::dataset::fens::{PositionRow, read_positions};
-use crate::dataset::{DatasetError, Format, RowBatch, Schema, create_writer};
+use crate::dataset::{DatasetError, Format, RowBatch, Schema, SparseShape, create_writer};
 use crate::engine::Score;
 use crate::features::{FeatureLayout, TermScratch};
 use crate::pgn::labels::MATE_LABEL;
@@ -72,6 +72,8 @@ pub struct LabelConfig {
     pub wdl: bool,
     /// Replace each position by the leaf of the search's principal variation.
     pub resolve_pv: bool,
+    /// The Parquet shape of a wide layout's rows.
+    pub sparse_shape: SparseShape,
     /// How long one search may take before the engine counts as hung.
     pub timeout: Duration,
     /// Replace an output pgntune did not write, and a journal of another run.
@@ -526,7 +528,8 @@ fn write_rows(
     }
     let engine = report.engine_id.as_ref().map_or(String::new(), |id| format!(" [{id}]"));
     let provenance = format!("{}{engine} at {}{}", report.teacher, report.limit, if config.resolve_pv { ", PV leaves" } else { "" });
-    let schema = Schema { eval: true, fen: true, tags, provenance: Some(provenance), ..Schema::new(config.layout.clone()) };
+    let schema =
+        Schema { eval: true, fen: true, tags, provenance: Some(provenance), sparse_shape: config.sparse_shape, ..Schema::new(config.layout.clone()) };
     let mut writer = create_writer(&config.output, format, &schema, config.threads)?;
     let mut batch = RowBatch::new(&schema);
     let (mut scratch, mut terms) = (TermScratch::default(), Vec::new());

@@ -17,6 +17,7 @@ fn config(resolve_pv: bool, wdl: bool) -> LabelConfig {
         threads: 1,
         wdl,
         resolve_pv,
+        sparse_shape: crate::dataset::SparseShape::Compact,
         timeout: Duration::from_secs(1),
         force: false,
     }

@@ -317,4 +317,19 @@ fn sparse_parquet_is_compact_by_default_and_both_shapes_fit_alike() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("invalid value 'wide' for '--sparse-shape <SHAPE>'"));
+    // Where it would change nothing, it is refused rather than ignored.
+    let refused = |extra: &[&str], out: &str, want: &str| {
+        pgntune()
+            .arg("extract")
+            .arg(bundled_sample())
+            .args(extra)
+            .args(["--sparse-shape", "expanded", "-o"])
+            .arg(dir.path().join(out))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(want));
+        assert!(!dir.path().join(out).exists());
+    };
+    refused(&[], "m.parquet", "--sparse-shape: the layout 'material' has 5 columns");
+    refused(&["--features", "full"], "f.csv", "--sparse-shape: no output is Parquet");
 }

@@ -33,26 +33,31 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
     if !has("result") {
         return Err(invalid(path, "no numeric 'result' column"));
     }
-    let shape = if has("term") && has("count") {
+    let value_of = |key: &str| -> Option<&str> { metadata.key_value_metadata().iter().flatten().find(|kv| kv.key == key)?.value.as_deref() };
+    // Compact rows are told by their metadata: a user's dense file may
+    // well have feature columns called `term` and `count`.
+    let compact = value_of("pgntune.shape") == Some("compact") || value_of("pgntune.term_columns").is_some();
+    let shape = if compact && has("term") && has("count") {
         Shape::Compact
     } else if has("idx") && has("val") {
         Shape::Expanded
     } else {
         Shape::Dense
     };
-    let value_of = |key: &str| -> Option<&str> { metadata.key_value_metadata().iter().flatten().find(|kv| kv.key == key)?.value.as_deref() };
+    let metadata_json = |key: &str, what: &str| -> Result<serde_json::Value, DatasetError> {
+        let text = value_of(key).ok_or_else(|| invalid(path, format!("{what} without the '{key}' metadata")))?;
+        serde_json::from_str(text).map_err(|e| invalid(path, format!("its '{key}' metadata is not JSON: {e}")))
+    };
     let term_columns: Vec<Vec<usize>> = match shape {
-        Shape::Compact => value_of("pgntune.term_columns")
-            .and_then(|v| serde_json::from_str(v).ok())
-            .ok_or_else(|| invalid(path, "compact rows (term, count) without the 'pgntune.term_columns' metadata"))?,
+        Shape::Compact => serde_json::from_value(metadata_json("pgntune.term_columns", "compact rows (term, count)")?)
+            .map_err(|_| invalid(path, "its 'pgntune.term_columns' metadata is not a list of column lists (whole numbers from 0)"))?,
         _ => Vec::new(),
     };
     let sparse = shape != Shape::Dense;
     let columns: Vec<String> = if sparse {
         // The sparse shapes: columns named in the metadata.
-        value_of("pgntune.columns")
-            .and_then(|v| serde_json::from_str(v).ok())
-            .ok_or_else(|| invalid(path, "sparse rows without the 'pgntune.columns' metadata"))?
+        serde_json::from_value(metadata_json("pgntune.columns", "sparse rows")?)
+            .map_err(|_| invalid(path, "its 'pgntune.columns' metadata is not a list of names"))?
     } else {
         // The dense shape: every column before `result` is a feature.
         names[..names.iter().position(|n| n == "result").expect("checked above")].to_vec()
@@ -62,6 +67,15 @@ pub(super) fn read_parquet(path: &Path, consumer: &mut dyn Consumer, games: &mut
             path,
             format!("'pgntune.term_columns' gives term {t} the columns {bad:?}, not one or two of the {} columns", columns.len()),
         ));
+    }
+    // Each column belongs to one term: a row could not say which value it means.
+    let mut owners = vec![None; columns.len()];
+    for (t, cs) in term_columns.iter().enumerate() {
+        for &c in cs {
+            if let Some(other) = owners[c].replace(t) {
+                return Err(invalid(path, format!("'pgntune.term_columns' gives column {c} ('{}') to terms {other} and {t}", columns[c])));
+            }
+        }
     }
     consumer.columns(path, columns.clone())?;
     let mut wanted: Vec<String> = match shape {
@@ -147,6 +161,13 @@ impl RowsOf<'_> {
             Ok(cast.list().map_err(polars_err)?.clone())
         };
         if self.shape == Shape::Compact {
+            // Integers only: a cast would truncate a count of 1.5 to 1.
+            for name in ["term", "count"] {
+                let dtype = frame.column(name).map_err(polars_err)?.dtype();
+                if !matches!(dtype, DataType::List(inner) if inner.is_integer()) {
+                    return Err(invalid(path, format!("column '{name}' is not a list of integers ({dtype})")));
+                }
+            }
             let (terms, counts) = (list("term", DataType::Int64)?, list("count", DataType::Int64)?);
             let phases = phases.as_ref().ok_or_else(|| invalid(path, "compact rows (term, count) without a 'phase' column"))?;
             let mut seen = Vec::new();

@@ -212,7 +212,7 @@ fn compact_parquet_rows_are_expanded_or_refused_with_their_row() {
             ],
         )
         .unwrap();
-        let mut pairs = vec![("pgntune.columns".to_string(), columns.to_string())];
+        let mut pairs = vec![("pgntune.columns".to_string(), columns.to_string()), ("pgntune.shape".to_string(), "compact".to_string())];
         if let Some(term_columns) = term_columns {
             pairs.push(("pgntune.term_columns".to_string(), term_columns.to_string()));
         }
@@ -234,6 +234,9 @@ fn compact_parquet_rows_are_expanded_or_refused_with_their_row() {
         ("bad-map.parquet", vec![vec![0]], vec![vec![1]], vec![12], Some("[[0,7],[2]]"), "gives term 0 the columns [0, 7]"),
         ("range.parquet", vec![vec![0], vec![5]], vec![vec![1], vec![1]], vec![12, 12], good, "row 2: term 5 or count 1 out of range (2 terms)"),
         ("twice.parquet", vec![vec![1, 1]], vec![vec![1, 2]], vec![12], good, "row 1: term 1 appears twice"),
+        ("shared.parquet", vec![vec![0]], vec![vec![1]], vec![12], Some("[[0,1],[1]]"), "gives column 1 ('eg_a') to terms 0 and 1"),
+        ("not-json.parquet", vec![vec![0]], vec![vec![1]], vec![12], Some("[[0,1],"), "its 'pgntune.term_columns' metadata is not JSON"),
+        ("negative.parquet", vec![vec![0]], vec![vec![1]], vec![12], Some("[[0,-1],[2]]"), "is not a list of column lists"),
         ("phase.parquet", vec![vec![0]], vec![vec![1]], vec![30], good, "row 1:"),
         ("lengths.parquet", vec![vec![0, 1]], vec![vec![1]], vec![12], good, "row 1: 2 terms but 1 counts"),
     ];
@@ -242,4 +245,37 @@ fn compact_parquet_rows_are_expanded_or_refused_with_their_row() {
         let err = load(&[&path], false).unwrap_err().to_string();
         assert!(err.contains(want), "{name}: {err}");
     }
+
+    // Counts that are not whole numbers are refused, not truncated.
+    let path = dir.path().join("float.parquet");
+    let list = |name: &str, rows: Vec<Vec<f64>>| Series::new(name.into(), rows.into_iter().map(|r| Series::new("".into(), r)).collect::<Vec<_>>());
+    let mut frame = DataFrame::new(
+        1,
+        vec![
+            Series::new("term".into(), [Series::new("".into(), [0i64])]).into_column(),
+            list("count", vec![vec![1.5]]).into_column(),
+            Column::new("phase".into(), [12i32]),
+            Column::new("result".into(), [1.0f64]),
+        ],
+    )
+    .unwrap();
+    let metadata = polars::io::parquet::write::KeyValueMetadata::from_static(vec![
+        ("pgntune.columns".to_string(), columns.to_string()),
+        ("pgntune.term_columns".to_string(), "[[0,1],[2]]".to_string()),
+    ]);
+    ParquetWriter::new(std::fs::File::create(&path).unwrap()).with_key_value_metadata(Some(metadata)).finish(&mut frame).unwrap();
+    let err = load(&[&path], false).unwrap_err().to_string();
+    assert!(err.contains("column 'count' is not a list of integers"), "{err}");
+
+    // A user's dense file whose features are called `term` and `count`
+    // (no pgntune metadata) is read as one.
+    let path = dir.path().join("dense.parquet");
+    let mut frame = DataFrame::new(
+        2,
+        vec![Column::new("term".into(), [1.0f64, 0.0]), Column::new("count".into(), [0.0f64, 2.0]), Column::new("result".into(), [1.0f64, 0.0])],
+    )
+    .unwrap();
+    ParquetWriter::new(std::fs::File::create(&path).unwrap()).finish(&mut frame).unwrap();
+    let rows = load(&[&path], false).unwrap();
+    assert_eq!(rows.columns, ["term", "count"]);
 }
