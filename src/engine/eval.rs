@@ -17,7 +17,8 @@ use std::fmt;
 
 use shakmaty::{Chess, Color, Position, Role};
 
-use crate::features::{Context, FeatureLayout, FeatureSet, MAX_PHASE, TermColumns, UnknownFeatureSet};
+use super::eval_cache::{PawnKingCache, PawnKingEntry};
+use crate::features::{Context, FeatureLayout, FeatureSet, MAX_PHASE, PawnKingKey, TermColumns, UnknownFeatureSet};
 use crate::presets::pst_preset;
 use crate::weights::Weights;
 
@@ -185,9 +186,42 @@ impl Evaluator {
             mg += i64::from(wm) * i64::from(v);
             eg += i64::from(we) * i64::from(v);
         });
-        let phase = i64::from(ctx.phase);
-        let units = mg * phase + eg * (i64::from(MAX_PHASE) - phase);
-        units_to_cp(units, i64::from(UNITS_PER_CP) * i64::from(MAX_PHASE)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+        blend(mg, eg, ctx.phase)
+    }
+
+    /// [`Self::evaluate`], with the pawn-and-king terms' sums taken from
+    /// `cache` when it has them (and stored there when not): the same
+    /// number, sooner. The cache must only ever have been used with this
+    /// evaluator.
+    #[inline]
+    pub fn evaluate_cached(&self, pos: &Chess, cache: &mut PawnKingCache) -> i32 {
+        let ctx = Context::new(pos);
+        let key = PawnKingKey::of(ctx.board);
+        let weights = &self.term_weights;
+        let PawnKingEntry { mut mg, mut eg, facts, .. } = match cache.get(&key) {
+            Some(entry) => *entry,
+            None => {
+                let (mut mg, mut eg) = (0i64, 0i64);
+                let facts = self.layout.visit_pawn_king_terms(&ctx, |t, v| {
+                    let [wm, we] = weights[t];
+                    mg += i64::from(wm) * i64::from(v);
+                    eg += i64::from(we) * i64::from(v);
+                });
+                let entry = PawnKingEntry { key, mg, eg, facts };
+                cache.insert(entry);
+                entry
+            }
+        };
+        self.layout.visit_other_terms(&ctx, &facts, |t, v| {
+            let [wm, we] = weights[t];
+            mg += i64::from(wm) * i64::from(v);
+            eg += i64::from(we) * i64::from(v);
+        });
+        let white = blend(mg, eg, ctx.phase);
+        match pos.turn() {
+            Color::White => white,
+            Color::Black => -white,
+        }
     }
 
     /// The evaluation of `pos` in centipawns from the side to move's point
@@ -234,6 +268,15 @@ fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
         values[i] = (cp.round() as i32).clamp(0, EVAL_LIMIT / 4);
     }
     values
+}
+
+/// The centipawns of phase sums `mg`, `eg` at `phase`: one rounding
+/// division of the blend, clamped.
+#[inline]
+fn blend(mg: i64, eg: i64, phase: i32) -> i32 {
+    let phase = i64::from(phase);
+    let units = mg * phase + eg * (i64::from(MAX_PHASE) - phase);
+    units_to_cp(units, i64::from(UNITS_PER_CP) * i64::from(MAX_PHASE)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
 /// Fixed-point units to centipawns (`units / per_cp`), rounding half away

@@ -34,6 +34,7 @@
 pub mod bench;
 pub mod clock;
 pub mod eval;
+pub mod eval_cache;
 pub mod ordering;
 pub mod params;
 pub mod perft;
@@ -54,6 +55,7 @@ pub use clock::{Clock, GameClock, Limits};
 pub use eval::{Evaluator, EvaluatorError, Explanation, Term};
 pub use position::{HashedPosition, position_hash};
 
+use eval_cache::{EvalCache, PawnKingCache};
 use ordering::{History, Killers, MoveBuffers};
 use params::{MATE, MATE_BOUND, MAX_DEPTH};
 use pv::PvTable;
@@ -140,6 +142,8 @@ pub struct SearchResult {
 #[derive(Debug)]
 pub struct Engine {
     evaluator: Evaluator,
+    eval_cache: EvalCache,
+    pawn_king_cache: PawnKingCache,
     tt: TranspositionTable,
     history: History,
     killers: Killers,
@@ -154,6 +158,8 @@ impl Engine {
     pub fn new(evaluator: Evaluator, hash_mb: usize) -> Engine {
         Engine {
             evaluator,
+            eval_cache: EvalCache::default(),
+            pawn_king_cache: PawnKingCache::default(),
             tt: TranspositionTable::new(hash_mb),
             history: History::default(),
             killers: Killers::default(),
@@ -191,6 +197,8 @@ impl Engine {
     /// killers, history), so that the next search is reproducible.
     pub fn new_game(&mut self) {
         self.tt.clear();
+        self.eval_cache.clear();
+        self.pawn_king_cache.clear();
         self.history.clear();
         self.killers.clear();
     }
@@ -226,6 +234,8 @@ impl Engine {
         let max_depth = if limits.infinite { MAX_DEPTH } else { limits.depth.unwrap_or(MAX_DEPTH) };
         let mut searcher = Searcher {
             evaluator: &self.evaluator,
+            eval_cache: &mut self.eval_cache,
+            pawn_king_cache: &mut self.pawn_king_cache,
             tt: &mut self.tt,
             history: &mut self.history,
             killers: &mut self.killers,
@@ -264,6 +274,8 @@ impl Engine {
         let root = HashedPosition::new(pos.clone());
         let mut searcher = Searcher {
             evaluator: &self.evaluator,
+            eval_cache: &mut self.eval_cache,
+            pawn_king_cache: &mut self.pawn_king_cache,
             tt: &mut self.tt,
             history: &mut self.history,
             killers: &mut self.killers,

@@ -149,6 +149,30 @@ impl KingSafety {
             }
         }
     }
+
+    /// The shield, storm and file terms of [`Self::visit`] alone: they
+    /// depend on nothing but the pawns and the kings (see
+    /// [`super::pawn_king`]).
+    #[inline]
+    pub fn visit_pawns_and_files<F: FnMut(usize, i32)>(ctx: &Context, mut emit: F) {
+        for color in [Color::White, Color::Black] {
+            if let Some(king) = ctx.king(color) {
+                let s = sign(color);
+                pawns_and_files(ctx, color, king, |t, n| emit(t, s * n));
+            }
+        }
+    }
+
+    /// The other terms of [`Self::visit`]: attackers, weak squares and checks.
+    #[inline]
+    pub fn visit_pieces_aiming<F: FnMut(usize, i32)>(ctx: &Context, mut emit: F) {
+        for color in [Color::White, Color::Black] {
+            if let Some(king) = ctx.king(color) {
+                let s = sign(color);
+                pieces_aiming(ctx, color, king, |t, n| emit(t, s * n));
+            }
+        }
+    }
 }
 
 /// The king zone of `color`'s king on `king` (see the module documentation).
