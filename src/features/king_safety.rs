@@ -141,13 +141,8 @@ impl KingSafety {
     /// Calls `emit(term, count)` for each king (white's `+`, black's `-`).
     #[inline]
     pub fn visit<F: FnMut(usize, i32)>(ctx: &Context, mut emit: F) {
-        for color in [Color::White, Color::Black] {
-            if let Some(king) = ctx.king(color) {
-                let s = sign(color);
-                pawns_and_files(ctx, color, king, |t, n| emit(t, s * n));
-                pieces_aiming(ctx, color, king, |t, n| emit(t, s * n));
-            }
-        }
+        Self::visit_pawns_and_files(ctx, &mut emit);
+        Self::visit_pieces_aiming(ctx, emit);
     }
 
     /// The shield, storm and file terms of [`Self::visit`] alone: they
