@@ -179,14 +179,9 @@ impl Evaluator {
     #[inline]
     pub fn evaluate_white(&self, pos: &Chess) -> i32 {
         let ctx = Context::new(pos);
-        let (mut mg, mut eg) = (0i64, 0i64);
-        let weights = &self.term_weights;
-        self.layout.visit_terms(&ctx, |t, v| {
-            let [wm, we] = weights[t];
-            mg += i64::from(wm) * i64::from(v);
-            eg += i64::from(we) * i64::from(v);
-        });
-        blend(mg, eg, ctx.phase)
+        let mut sums = PhaseSums::default();
+        self.layout.visit_terms(&ctx, |t, v| sums.add(self.term_weights[t], v));
+        blend(sums, ctx.phase)
     }
 
     /// [`Self::evaluate`], with the pawn-and-king terms' sums taken from
@@ -197,42 +192,25 @@ impl Evaluator {
     pub fn evaluate_cached(&self, pos: &Chess, cache: &mut PawnKingCache) -> i32 {
         let ctx = Context::new(pos);
         let key = PawnKingKey::of(ctx.board);
-        let weights = &self.term_weights;
-        let PawnKingEntry { mut mg, mut eg, facts, .. } = match cache.get(&key) {
+        let PawnKingEntry { mut sums, facts, .. } = match cache.get(&key) {
             Some(entry) => *entry,
             None => {
-                let (mut mg, mut eg) = (0i64, 0i64);
-                let facts = self.layout.visit_pawn_king_terms(&ctx, |t, v| {
-                    let [wm, we] = weights[t];
-                    mg += i64::from(wm) * i64::from(v);
-                    eg += i64::from(we) * i64::from(v);
-                });
-                let entry = PawnKingEntry { key, mg, eg, facts };
+                let mut sums = PhaseSums::default();
+                let facts = self.layout.visit_pawn_king_terms(&ctx, |t, v| sums.add(self.term_weights[t], v));
+                let entry = PawnKingEntry { key, sums, facts };
                 cache.insert(entry);
                 entry
             }
         };
-        self.layout.visit_other_terms(&ctx, &facts, |t, v| {
-            let [wm, we] = weights[t];
-            mg += i64::from(wm) * i64::from(v);
-            eg += i64::from(we) * i64::from(v);
-        });
-        let white = blend(mg, eg, ctx.phase);
-        match pos.turn() {
-            Color::White => white,
-            Color::Black => -white,
-        }
+        self.layout.visit_other_terms(&ctx, &facts, |t, v| sums.add(self.term_weights[t], v));
+        side_to_move(pos, blend(sums, ctx.phase))
     }
 
     /// The evaluation of `pos` in centipawns from the side to move's point
     /// of view, as the search uses it.
     #[inline]
     pub fn evaluate(&self, pos: &Chess) -> i32 {
-        let white = self.evaluate_white(pos);
-        match pos.turn() {
-            Color::White => white,
-            Color::Black => -white,
-        }
+        side_to_move(pos, self.evaluate_white(pos))
     }
 
     /// The evaluation of `pos` broken down into its non-zero features.
@@ -270,10 +248,37 @@ fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
     values
 }
 
-/// The centipawns of phase sums `mg`, `eg` at `phase`: one rounding
-/// division of the blend, clamped.
+/// Fixed-point sums of `count × weight` over some terms, per phase block.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PhaseSums {
+    /// Σ count × middlegame weight.
+    pub mg: i64,
+    /// Σ count × endgame weight.
+    pub eg: i64,
+}
+
+impl PhaseSums {
+    /// Adds `count` of a term with (middlegame, endgame) weights `weights`.
+    #[inline]
+    fn add(&mut self, [mg, eg]: [i32; 2], count: i32) {
+        self.mg += i64::from(mg) * i64::from(count);
+        self.eg += i64::from(eg) * i64::from(count);
+    }
+}
+
+/// White's evaluation `white` from the side to move's point of view.
 #[inline]
-fn blend(mg: i64, eg: i64, phase: i32) -> i32 {
+fn side_to_move(pos: &Chess, white: i32) -> i32 {
+    match pos.turn() {
+        Color::White => white,
+        Color::Black => -white,
+    }
+}
+
+/// The centipawns of `sums` at `phase`: one rounding division of the
+/// blend, clamped.
+#[inline]
+fn blend(PhaseSums { mg, eg }: PhaseSums, phase: i32) -> i32 {
     let phase = i64::from(phase);
     let units = mg * phase + eg * (i64::from(MAX_PHASE) - phase);
     units_to_cp(units, i64::from(UNITS_PER_CP) * i64::from(MAX_PHASE)).clamp(-EVAL_LIMIT, EVAL_LIMIT)

@@ -17,6 +17,7 @@
 //! hash's upper 48 bits and the evaluation's 16 (evaluations are clamped
 //! to ±[`EVAL_LIMIT`](super::eval::EVAL_LIMIT), well inside `i16`).
 
+use super::eval::PhaseSums;
 use crate::features::{PawnKingFacts, PawnKingKey};
 
 /// A direct-mapped cache of evaluations from the side to move's view.
@@ -79,10 +80,8 @@ impl EvalCache {
 pub struct PawnKingEntry {
     /// The pawns and kings these sums are for.
     pub key: PawnKingKey,
-    /// Σ count × middlegame weight over the pawn-king terms.
-    pub mg: i64,
-    /// Σ count × endgame weight.
-    pub eg: i64,
+    /// The weighted sums of the pawn-king terms.
+    pub sums: PhaseSums,
     /// What the other terms need (passed pawns).
     pub facts: PawnKingFacts,
 }
