@@ -18,6 +18,7 @@ use std::fmt;
 use shakmaty::{Chess, Color, Position, Role};
 
 use super::eval_cache::{PawnKingCache, PawnKingEntry};
+use super::phase_sums::PhaseSums;
 use crate::features::{Context, FeatureLayout, FeatureSet, MAX_PHASE, PawnKingKey, TermColumns, UnknownFeatureSet};
 use crate::presets::pst_preset;
 use crate::weights::Weights;
@@ -246,24 +247,6 @@ fn piece_values(weights: &Weights, layout: &FeatureLayout) -> [i32; 6] {
         values[i] = (cp.round() as i32).clamp(0, EVAL_LIMIT / 4);
     }
     values
-}
-
-/// Fixed-point sums of `count × weight` over some terms, per phase block.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PhaseSums {
-    /// Σ count × middlegame weight.
-    pub mg: i64,
-    /// Σ count × endgame weight.
-    pub eg: i64,
-}
-
-impl PhaseSums {
-    /// Adds `count` of a term with (middlegame, endgame) weights `weights`.
-    #[inline]
-    fn add(&mut self, [mg, eg]: [i32; 2], count: i32) {
-        self.mg += i64::from(mg) * i64::from(count);
-        self.eg += i64::from(eg) * i64::from(count);
-    }
 }
 
 /// White's evaluation `white` from the side to move's point of view.

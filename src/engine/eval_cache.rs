@@ -15,9 +15,9 @@
 //! hit needs two positions whose 64-bit hashes agree in the 48 bits the
 //! entry keeps and in the slot's index bits.) One entry is one `u64`: the
 //! hash's upper 48 bits and the evaluation's 16 (evaluations are clamped
-//! to ±[`EVAL_LIMIT`](super::eval::EVAL_LIMIT), well inside `i16`).
+//! to ±`EVAL_LIMIT`, well inside `i16`).
 
-use super::eval::PhaseSums;
+use super::phase_sums::PhaseSums;
 use crate::features::{PawnKingFacts, PawnKingKey};
 
 /// A direct-mapped cache of evaluations from the side to move's view.

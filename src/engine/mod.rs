@@ -38,6 +38,7 @@ pub mod eval_cache;
 pub mod ordering;
 pub mod params;
 pub mod perft;
+pub mod phase_sums;
 pub mod position;
 pub mod pv;
 pub mod search;
