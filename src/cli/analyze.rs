@@ -242,12 +242,12 @@ fn check_imbalance_options(args: &AnalyzeCommand) -> Result<()> {
         (fit.holdout.is_some(), "--holdout"),
         (fit.weights_out.is_some(), "--weights-out"),
         (fit.trace.is_some(), "--trace"),
-        (fit.solver != SolverArg::Lbfgs, "--solver other than lbfgs"),
+        (fit.solver != SolverArg::Auto, "--solver"),
         (fit.loss != Loss::CrossEntropy, "--loss mse"),
         (fit.draws == DrawMode::Ordinal, "--draws ordinal"),
     ];
     if let Some((_, option)) = unsupported.iter().find(|(given, _)| *given) {
-        bail!("--imbalance does not take {option} (it fits the logistic likelihood with L-BFGS; --draws exclude or half)");
+        bail!("--imbalance does not take {option} (it fits the logistic likelihood by Newton's method; --draws exclude or half)");
     }
     Ok(())
 }

@@ -47,8 +47,8 @@ pub struct FitArgs {
     #[arg(long)]
     pub intercept: bool,
 
-    /// Optimiser: lbfgs, newton and gd stop on --tol (or at --iters); gd is the article's gradient descent with the fixed step size --alpha from θ = 0; adam runs --epochs over mini-batches (whole-evaluation tuner).
-    #[arg(long, value_enum, default_value_t = SolverArg::Lbfgs)]
+    /// Optimiser: auto is newton for the article's small models and lbfgs for the whole-evaluation tuner; lbfgs, newton and gd stop on --tol (or at --iters); gd is the article's gradient descent with the fixed step size --alpha from θ = 0; adam runs --epochs over mini-batches (whole-evaluation tuner).
+    #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     pub solver: SolverArg,
 
     /// Gradient-norm tolerance for convergence, on the logistic scale [default: 1e-9; 1e-7 for the whole-evaluation tuner].
@@ -132,6 +132,7 @@ impl FitArgs {
             lambda: self.lambda,
             intercept: self.intercept,
             solver: match self.solver {
+                SolverArg::Auto => Solver::Auto,
                 SolverArg::Lbfgs => Solver::Lbfgs,
                 SolverArg::Newton => Solver::Newton,
                 SolverArg::Gd => Solver::Gd,

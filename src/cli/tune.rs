@@ -17,9 +17,11 @@ use crate::tune::VerifyAfter;
 /// The optimiser, as the command line names it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SolverArg {
-    /// Limited-memory BFGS (argmin), stopping on --tol; the default.
+    /// Newton's method for the article's small models (L-BFGS when it does not converge), L-BFGS for the whole-evaluation tuner.
+    Auto,
+    /// Limited-memory BFGS (argmin), stopping on --tol.
     Lbfgs,
-    /// Newton's method with the analytic Hessian (material-sized problems only).
+    /// Newton's method with the analytic Hessian (the article's small models only).
     Newton,
     /// The 2015 article's fixed-step gradient descent from 0 (material-sized problems only).
     Gd,

@@ -67,7 +67,7 @@ impl Default for FitConfig {
             loss: Loss::CrossEntropy,
             lambda: 1e-6,
             intercept: false,
-            solver: SolverKind::Lbfgs,
+            solver: SolverKind::Newton,
             tol: 1e-9,
             max_iters: None,
             alpha: 1.0,
@@ -263,8 +263,24 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
     let rows = split.as_ref().map_or(rows, |s| &s.train);
     let fitted_totals = rows.totals();
     let model = Model::new(rows, config);
-    let solution = model.solve(model.start(), &config.solve_config())?;
     let mut warnings = Vec::new();
+    let (solution, solver) = match (config.solver, model.solve(model.start(), &config.solve_config())) {
+        // Newton's full steps reach the optimum of these small models in a
+        // handful of passes, but can overshoot where the likelihood is
+        // nearly flat (rows close to separable); L-BFGS's line search
+        // cannot, so it takes over from the start.
+        (SolverKind::Newton, newton) if !newton.as_ref().is_ok_and(|s| s.converged && s.cost.is_finite()) => {
+            let why = match &newton {
+                Ok(s) => format!("{}, gradient norm {:.2e}", s.stopped, s.grad_norm),
+                Err(e) => e.to_string(),
+            };
+            let lbfgs = FitConfig { solver: SolverKind::Lbfgs, ..config.clone() };
+            let solution = model.solve(model.start(), &lbfgs.solve_config())?;
+            warnings.push(format!("Newton's method did not converge ({why}): the fit is L-BFGS's"));
+            (solution, SolverKind::Lbfgs)
+        }
+        (solver, result) => (result?, solver),
+    };
     if !solution.converged {
         let hint = if config.solver == SolverKind::Lbfgs { "; --solver newton reaches the optimum without a line search" } else { "" };
         warnings.push(format!(
@@ -353,7 +369,7 @@ pub fn fit(rows: &MergedRows, config: &FitConfig) -> Result<FitReport, FitError>
         columns: all.columns.clone(),
         draws: config.draws,
         loss_kind: config.loss,
-        solver: config.solver,
+        solver,
         lambda: config.lambda,
         games: all.game_count,
         rows: all.total_rows() as u64,

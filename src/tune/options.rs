@@ -15,6 +15,10 @@ use crate::weights::Weights;
 /// The optimiser asked for.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Solver {
+    /// The fitter's own choice: Newton's method for the article's small
+    /// dense models (L-BFGS if it does not converge), L-BFGS for the
+    /// whole-evaluation tuner.
+    Auto,
     /// Limited-memory BFGS (argmin): both fitters.
     Lbfgs,
     /// Newton's method: the article's fitter only.
@@ -86,7 +90,7 @@ impl FitOptions {
             loss: Loss::CrossEntropy,
             lambda: 1e-6,
             intercept: false,
-            solver: Solver::Lbfgs,
+            solver: Solver::Auto,
             tol: None,
             cost_tol: None,
             iters: None,
@@ -134,7 +138,7 @@ impl FitOptions {
     pub fn article_config(&self) -> Result<FitConfig, TuneRunError> {
         let solver = match self.solver {
             Solver::Lbfgs => SolverKind::Lbfgs,
-            Solver::Newton => SolverKind::Newton,
+            Solver::Auto | Solver::Newton => SolverKind::Newton,
             Solver::Gd => SolverKind::Gd,
             Solver::Adam { .. } => {
                 return Err(TuneRunError::Config(
@@ -174,7 +178,7 @@ impl FitOptions {
             return Err(TuneRunError::Config("--eval-weight must be between 0 and 1".into()));
         }
         let solver = match self.solver {
-            Solver::Lbfgs => TuneSolver::Lbfgs,
+            Solver::Auto | Solver::Lbfgs => TuneSolver::Lbfgs,
             Solver::Adam { epochs, batch, lr } => {
                 if !(lr.is_finite() && lr > 0.0) {
                     return Err(TuneRunError::Config("--lr must be a positive number of centipawns".into()));

@@ -17,6 +17,7 @@ fn fit_both(rows: &MergedRows, config: &FitConfig) -> FitReport {
     // hair short of 1e-9 when cost differences fall below double precision,
     // which it then reports, but its weights still agree.
     assert!(newton.converged, "newton converges");
+    assert_eq!(newton.solver, SolverKind::Newton, "newton's own fit, not the L-BFGS fallback: {:?}", newton.warnings);
     assert!(lbfgs.converged || lbfgs.grad_norm < 1e-7, "lbfgs: {} ({})", lbfgs.grad_norm, lbfgs.stopped);
     for (a, b) in lbfgs.theta.iter().zip(&newton.theta) {
         assert!(((a - b) / b).abs() < 1e-6, "lbfgs {a} vs newton {b}");
@@ -162,6 +163,26 @@ fn synthetic_weights_are_recovered_within_their_intervals() {
         covered += (0..5).filter(|&j| (r.theta[j] - truth[j]).abs() < 1.96 * r.stderr[j].unwrap()).count();
     }
     assert!((88..=100).contains(&covered), "{covered} of 100 intervals cover the truth");
+}
+
+/// The default solver is Newton's method, and where it does not reach the
+/// tolerance, L-BFGS takes over from the start and says so.
+#[test]
+fn newton_is_the_default_and_lbfgs_takes_over_when_it_does_not_converge() {
+    let rows = synthetic(&[0.8, 2.4, 2.6, 3.9, 7.5], 20_000, 7);
+    let default = fit(&rows, &FitConfig::default()).unwrap();
+    assert_eq!(default.solver, SolverKind::Newton);
+    assert!(default.converged && default.iterations < 20, "{} iterations", default.iterations);
+    assert!(default.warnings.is_empty(), "{:?}", default.warnings);
+    // Two Newton steps cannot reach 1e-15 from θ = 0: the fit is L-BFGS's.
+    let capped = fit(&rows, &FitConfig { max_iters: Some(2), tol: 1e-15, ..FitConfig::default() }).unwrap();
+    assert_eq!(capped.solver, SolverKind::Lbfgs);
+    assert!(capped.warnings.iter().any(|w| w.starts_with("Newton's method did not converge")), "{:?}", capped.warnings);
+    // Given room, the fallback reaches the same optimum as Newton.
+    let lbfgs = fit(&rows, &FitConfig { solver: SolverKind::Lbfgs, ..FitConfig::default() }).unwrap();
+    for (a, b) in lbfgs.theta.iter().zip(&default.theta) {
+        assert!(((a - b) / b).abs() < 1e-6, "lbfgs {a} vs newton {b}");
+    }
 }
 
 #[test]
