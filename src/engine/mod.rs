@@ -57,7 +57,7 @@ pub use eval::{Evaluator, EvaluatorError, Explanation, Term};
 pub use position::{HashedPosition, position_hash};
 
 use eval_cache::{EvalCache, PawnKingCache};
-use ordering::{History, Killers, MoveBuffers};
+use ordering::{ContinuationHistory, History, Killers, MoveBuffers};
 use params::{MATE, MATE_BOUND, MAX_DEPTH};
 use pv::PvTable;
 use search::{Reductions, Searcher};
@@ -147,6 +147,7 @@ pub struct Engine {
     pawn_king_cache: PawnKingCache,
     tt: TranspositionTable,
     history: History,
+    continuation: ContinuationHistory,
     killers: Killers,
     buffers: MoveBuffers,
     reductions: Reductions,
@@ -163,6 +164,7 @@ impl Engine {
             pawn_king_cache: PawnKingCache::default(),
             tt: TranspositionTable::new(hash_mb),
             history: History::default(),
+            continuation: ContinuationHistory::default(),
             killers: Killers::default(),
             buffers: MoveBuffers::default(),
             reductions: Reductions::default(),
@@ -201,6 +203,7 @@ impl Engine {
         self.eval_cache.clear();
         self.pawn_king_cache.clear();
         self.history.clear();
+        self.continuation.clear();
         self.killers.clear();
     }
 
@@ -239,6 +242,7 @@ impl Engine {
             pawn_king_cache: &mut self.pawn_king_cache,
             tt: &mut self.tt,
             history: &mut self.history,
+            continuation: &mut self.continuation,
             killers: &mut self.killers,
             buffers: &mut self.buffers,
             reductions: &self.reductions,
@@ -246,6 +250,7 @@ impl Engine {
             stop,
             root_index: path.len() - 1,
             path,
+            moved: [None; params::MAX_PLY + 1],
             pv: &mut self.pv,
             nodes: 0,
             seldepth: 0,
@@ -279,6 +284,7 @@ impl Engine {
             pawn_king_cache: &mut self.pawn_king_cache,
             tt: &mut self.tt,
             history: &mut self.history,
+            continuation: &mut self.continuation,
             killers: &mut self.killers,
             buffers: &mut self.buffers,
             reductions: &self.reductions,
@@ -286,6 +292,7 @@ impl Engine {
             stop: &stop,
             root_index: 0,
             path: vec![root.hash()],
+            moved: [None; params::MAX_PLY + 1],
             pv: &mut self.pv,
             nodes: 0,
             seldepth: 0,

@@ -13,8 +13,11 @@
 //!    attacker next (MVV-LVA);
 //! 3. the two killer moves of the ply (quiet moves that caused a cutoff in
 //!    a sibling node);
-//! 4. the other quiet moves by their history score (how often they caused
-//!    cutoffs anywhere in the tree, with decay);
+//! 4. the other quiet moves by their history scores: how often the move
+//!    caused cutoffs anywhere in the tree (by side, from and to), and how
+//!    often it did as the answer to the last move and as the follow-up to
+//!    the move before that (by piece and square of both: continuation
+//!    history), with decay;
 //! 5. under-promotions, then captures that lose material.
 
 use shakmaty::{Board, Color, Move, MoveList, Role};
@@ -76,10 +79,10 @@ impl History {
     /// Rewards `best`, which caused a cutoff at `depth`, and penalises the
     /// quiet moves tried before it. The update pulls scores towards
     /// ±[`HISTORY_MAX`] ("gravity"), so they stay bounded without resets.
-    pub fn update(&mut self, side: Color, best: PackedMove, tried: &[PackedMove], depth: i32) {
-        let bonus = (HISTORY_BONUS_SCALE * depth * depth).min(HISTORY_BONUS_MAX);
+    pub fn update(&mut self, side: Color, best: PackedMove, tried: impl IntoIterator<Item = PackedMove>, depth: i32) {
+        let bonus = history_bonus(depth);
         self.add(side, best, bonus);
-        for &m in tried {
+        for m in tried {
             self.add(side, m, -bonus);
         }
     }
@@ -89,6 +92,82 @@ impl History {
         let entry = &mut self.table[side as usize][from][to];
         *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
     }
+}
+
+/// A moved piece and its destination, `piece × 64 + to` with the piece
+/// numbered `color × 6 + role − 1`: the key of continuation histories.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PieceTo(u16);
+
+impl PieceTo {
+    /// The key of `m` played by `side`.
+    #[inline]
+    pub fn new(side: Color, m: Move) -> PieceTo {
+        let piece = side as u16 * 6 + m.role() as u16 - 1;
+        PieceTo(piece * 64 + m.to() as u16)
+    }
+
+    #[inline]
+    fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// The scores of every (piece, to) as the answer to one earlier move.
+pub type PieceToHistory = [i16; 12 * 64];
+
+/// Continuation history: a score per (earlier piece and square, piece and
+/// square) that grows when a quiet move causes a cutoff after that earlier
+/// move and shrinks when it was tried without one. The search asks it for
+/// the move one ply back (the opponent's last move: counter-move history)
+/// and two plies back (our own last move: follow-up history).
+#[derive(Clone, Debug)]
+pub struct ContinuationHistory {
+    table: Box<[PieceToHistory]>,
+}
+
+impl Default for ContinuationHistory {
+    fn default() -> Self {
+        ContinuationHistory { table: vec![[0; 12 * 64]; 12 * 64].into_boxed_slice() }
+    }
+}
+
+impl ContinuationHistory {
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.table.fill([0; 12 * 64]);
+    }
+
+    /// The scores of the answers to `earlier`.
+    #[inline]
+    pub fn after(&self, earlier: PieceTo) -> &PieceToHistory {
+        &self.table[earlier.index()]
+    }
+
+    /// Rewards `best` and penalises `tried` as answers to `earlier`, with
+    /// the same bonus and gravity as [`History::update`].
+    pub fn update(&mut self, earlier: PieceTo, best: PieceTo, tried: impl IntoIterator<Item = PieceTo>, depth: i32) {
+        let bonus = history_bonus(depth);
+        let row = &mut self.table[earlier.index()];
+        gravity(&mut row[best.index()], bonus);
+        for m in tried {
+            gravity(&mut row[m.index()], -bonus);
+        }
+    }
+}
+
+/// The history bonus of a cutoff at `depth`.
+#[inline]
+fn history_bonus(depth: i32) -> i32 {
+    (HISTORY_BONUS_SCALE * depth * depth).min(HISTORY_BONUS_MAX)
+}
+
+/// Adds `bonus` to a bounded history score, pulling it towards
+/// ±[`HISTORY_MAX`] so that it stays within them without resets.
+#[inline]
+fn gravity(entry: &mut i16, bonus: i32) {
+    let old = i32::from(*entry);
+    *entry = (old + bonus - old * bonus.abs() / HISTORY_MAX) as i16;
 }
 
 /// Two killer moves per ply.
@@ -157,6 +236,20 @@ pub struct ScoringContext<'a> {
     pub history: &'a History,
     /// Piece values for SEE, indexed by `role as usize - 1`.
     pub piece_values: &'a [i32; 6],
+    /// Continuation histories of the moves one and two plies back, where
+    /// there are such moves.
+    pub continuation: [Option<&'a PieceToHistory>; 2],
+}
+
+impl ScoringContext<'_> {
+    /// The history score of the quiet move `m`: its own history and its
+    /// continuation histories together.
+    #[inline]
+    pub fn quiet_score(&self, m: Move) -> i32 {
+        let key = PieceTo::new(self.side, m).index();
+        let continuation: i32 = self.continuation.iter().flatten().map(|table| i32::from(table[key])).sum();
+        self.history.score(self.side, PackedMove::new(m)) + continuation
+    }
 }
 
 /// Which moves a picker hands out, and how it scores them.
@@ -303,7 +396,7 @@ impl MovePicker {
                         let packed = PackedMove::new(m);
                         match context.killers.rank(self.ply, packed) {
                             Some(rank) => KILLER_SCORES[rank],
-                            None => context.history.score(context.side, packed),
+                            None => context.quiet_score(m),
                         }
                     }
                 }
@@ -341,7 +434,14 @@ mod tests {
         let p = pos("4k3/8/p5p1/3q3p/4P3/2N5/8/R3K2R w - - 0 1");
         let mut buffers = MoveBuffers::default();
         let (killers, history) = (Killers::default(), History::default());
-        let context = ScoringContext { board: p.board(), side: Color::White, killers: &killers, history: &history, piece_values: &VALUES };
+        let context = ScoringContext {
+            board: p.board(),
+            side: Color::White,
+            killers: &killers,
+            history: &history,
+            piece_values: &VALUES,
+            continuation: [None; 2],
+        };
         let mut picker = MovePicker::new(&mut buffers, 0, &p.legal_moves(), PackedMove::NONE);
         let order: Vec<Move> = std::iter::from_fn(|| picker.next(&mut buffers, &context)).collect();
         assert_eq!(order.len(), p.legal_moves().len());
@@ -365,9 +465,16 @@ mod tests {
         let mut killers = Killers::default();
         killers.add(3, PackedMove::new(nf3));
         let mut history = History::default();
-        history.update(Color::White, PackedMove::new(a3), &[PackedMove::new(d4)], 4);
+        history.update(Color::White, PackedMove::new(a3), [PackedMove::new(d4)], 4);
         let mut buffers = MoveBuffers::default();
-        let context = ScoringContext { board: p.board(), side: Color::White, killers: &killers, history: &history, piece_values: &VALUES };
+        let context = ScoringContext {
+            board: p.board(),
+            side: Color::White,
+            killers: &killers,
+            history: &history,
+            piece_values: &VALUES,
+            continuation: [None; 2],
+        };
         let mut picker = MovePicker::new(&mut buffers, 3, &moves, PackedMove::new(e4));
         let order: Vec<Move> = std::iter::from_fn(|| picker.next(&mut buffers, &context)).collect();
         assert_eq!(&order[..3], &[e4, nf3, a3]);
@@ -381,7 +488,7 @@ mod tests {
         let mut history = History::default();
         let m = PackedMove::new(Chess::default().legal_moves()[0]);
         for _ in 0..10_000 {
-            history.update(Color::White, m, &[], 30);
+            history.update(Color::White, m, [], 30);
         }
         let s = history.score(Color::White, m);
         assert!(s > 0 && s <= HISTORY_MAX, "{s}");

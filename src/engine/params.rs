@@ -64,6 +64,11 @@ pub const LMR_BASE: f64 = 0.75;
 /// See [`LMR_BASE`].
 pub const LMR_DIVISOR: f64 = 2.25;
 
+/// One ply less of reduction per this much history score (a quiet move's
+/// own history and its two continuation histories together, each within
+/// ±[`HISTORY_MAX`]), one more per this much below zero.
+pub const LMR_HISTORY_DIVISOR: i32 = 3 * HISTORY_MAX / 4;
+
 /// Late-move pruning: at depth `d` (up to this), quiet moves after the
 /// first `LMP_BASE + d²` are skipped at non-PV nodes.
 pub const LMP_MAX_DEPTH: i32 = 4;

@@ -21,7 +21,7 @@ use shakmaty::{Move, MoveList, Position, Role};
 use super::clock::Clock;
 use super::eval::Evaluator;
 use super::eval_cache::{EvalCache, PawnKingCache};
-use super::ordering::{History, Killers, MoveBuffers, MovePicker, ScoringContext, is_noisy};
+use super::ordering::{ContinuationHistory, History, Killers, MoveBuffers, MovePicker, PieceTo, ScoringContext, is_noisy};
 use super::params::*;
 use super::position::HashedPosition;
 use super::pv::PvTable;
@@ -61,6 +61,7 @@ pub(super) struct Searcher<'a> {
     pub pawn_king_cache: &'a mut PawnKingCache,
     pub tt: &'a mut TranspositionTable,
     pub history: &'a mut History,
+    pub continuation: &'a mut ContinuationHistory,
     pub killers: &'a mut Killers,
     pub buffers: &'a mut MoveBuffers,
     pub reductions: &'a Reductions,
@@ -69,6 +70,9 @@ pub(super) struct Searcher<'a> {
     /// Hashes of the game's positions, then of the search path; the last
     /// one is the current node's.
     pub path: Vec<u64>,
+    /// The piece and destination of the move played at each ply of the
+    /// current line (`None` for a null move), for continuation histories.
+    pub moved: [Option<PieceTo>; MAX_PLY + 1],
     /// Index of the root's hash in `path`.
     pub root_index: usize,
     pub pv: &'a mut PvTable,
@@ -165,6 +169,7 @@ impl Searcher<'_> {
                     killers: self.killers,
                     history: self.history,
                     piece_values: self.evaluator.piece_values(),
+                    continuation: [None; 2],
                 };
                 let first = MovePicker::new(self.buffers, 0, &root_moves, tt_move).next(self.buffers, &context);
                 let mut result = self.result(first, Score::Cp(0), 0);
@@ -329,6 +334,7 @@ impl Searcher<'_> {
                 let reduction =
                     NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
                 self.path.push(null.hash());
+                self.moved[ply] = None;
                 let score = -self.negamax(&null, depth - 1 - reduction, -beta, -beta + 1, ply + 1, false);
                 self.path.pop();
                 if self.stopped {
@@ -347,13 +353,16 @@ impl Searcher<'_> {
         }
 
         let side = chess.turn();
+        // The moves one and two plies back, whose continuation histories
+        // score this node's quiet moves.
+        let earlier = [ply.checked_sub(1).and_then(|p| self.moved[p]), ply.checked_sub(2).and_then(|p| self.moved[p])];
         let futile = !pv_node && !in_check && depth <= FUTILITY_MAX_DEPTH && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha;
         let lmp_limit = LMP_BASE + (depth * depth) as usize;
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
         let mut best_move = None;
         let mut searched = 0;
-        let mut quiets_tried = [PackedMove::NONE; 64];
+        let mut quiets_tried = [(PackedMove::NONE, PieceTo::default()); 64];
         let mut quiet_count = 0;
 
         let mut picker = MovePicker::new(self.buffers, ply, &moves, tt_move);
@@ -364,10 +373,13 @@ impl Searcher<'_> {
                 killers: self.killers,
                 history: self.history,
                 piece_values: self.evaluator.piece_values(),
+                continuation: earlier.map(|e| e.map(|e| self.continuation.after(e))),
             };
             let Some(m) = picker.next(self.buffers, &context) else { break };
             let quiet = !is_noisy(m);
             let packed = PackedMove::new(m);
+            let piece_to = PieceTo::new(side, m);
+            let history_score = if quiet { context.quiet_score(m) } else { 0 };
             if !root && quiet && best_score > -MATE_BOUND {
                 // Futility and late-move pruning of quiet moves at shallow
                 // non-PV nodes. Once either applies, it applies to every
@@ -382,6 +394,7 @@ impl Searcher<'_> {
             self.tt.prefetch(child.hash());
             let gives_check = child.chess().is_check();
             self.path.push(child.hash());
+            self.moved[ply] = Some(piece_to);
             searched += 1;
             let new_depth = depth - 1;
             let mut score;
@@ -397,7 +410,7 @@ impl Searcher<'_> {
                     if self.killers.rank(ply, packed).is_some() {
                         reduction -= 1;
                     }
-                    reduction -= self.history.score(side, packed) / (HISTORY_MAX / 2);
+                    reduction -= history_score / LMR_HISTORY_DIVISOR;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 score = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1, true);
@@ -425,14 +438,14 @@ impl Searcher<'_> {
                     if score >= beta {
                         if quiet {
                             self.killers.add(ply, packed);
-                            self.history.update(side, packed, &quiets_tried[..quiet_count], depth);
+                            self.update_histories(side, earlier, (packed, piece_to), &quiets_tried[..quiet_count], depth);
                         }
                         break;
                     }
                 }
             }
             if quiet && quiet_count < quiets_tried.len() {
-                quiets_tried[quiet_count] = packed;
+                quiets_tried[quiet_count] = (packed, piece_to);
                 quiet_count += 1;
             }
         }
@@ -441,6 +454,23 @@ impl Searcher<'_> {
         let best_packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         self.tt.store(pos.hash(), ply, best_packed, best_score, static_eval, depth, bound);
         best_score
+    }
+
+    /// Rewards the quiet move `best` that caused a cutoff at `depth` and
+    /// penalises the quiet moves `tried` before it, in the side's history
+    /// and in the continuation histories of the moves `earlier`.
+    fn update_histories(
+        &mut self,
+        side: shakmaty::Color,
+        earlier: [Option<PieceTo>; 2],
+        best: (PackedMove, PieceTo),
+        tried: &[(PackedMove, PieceTo)],
+        depth: i32,
+    ) {
+        self.history.update(side, best.0, tried.iter().map(|t| t.0), depth);
+        for e in earlier.into_iter().flatten() {
+            self.continuation.update(e, best.1, tried.iter().map(|t| t.1), depth);
+        }
     }
 
     /// The static evaluation of `pos` from the side to move's view, from
@@ -526,6 +556,7 @@ impl Searcher<'_> {
                 killers: self.killers,
                 history: self.history,
                 piece_values: self.evaluator.piece_values(),
+                continuation: [None; 2],
             };
             let Some(m) = picker.next(self.buffers, &context) else { break };
             // Delta pruning: even winning the captured piece (plus a margin
