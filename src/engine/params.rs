@@ -83,6 +83,16 @@ pub const FUTILITY_BASE: i32 = 100;
 /// See [`FUTILITY_BASE`].
 pub const FUTILITY_MARGIN: i32 = 80;
 
+/// SEE pruning in the main search applies up to this depth: a quiet move
+/// that loses more than `SEE_QUIET_MARGIN · d` in the exchange on its
+/// square, or a capture that loses more than `SEE_NOISY_MARGIN · d²`, is
+/// skipped.
+pub const SEE_PRUNING_MAX_DEPTH: i32 = 8;
+/// See [`SEE_PRUNING_MAX_DEPTH`].
+pub const SEE_QUIET_MARGIN: i32 = 60;
+/// See [`SEE_PRUNING_MAX_DEPTH`].
+pub const SEE_NOISY_MARGIN: i32 = 20;
+
 /// Quiescence delta pruning: a capture is skipped when even winning the
 /// captured piece plus this margin cannot lift the score to alpha.
 pub const DELTA_MARGIN: i32 = 200;

@@ -389,6 +389,16 @@ impl Searcher<'_> {
                     continue;
                 }
             }
+            // SEE pruning: at shallow depth, a move that loses more
+            // material in the exchange on its square than the depth can
+            // make up for is not searched (quiet moves by a margin per
+            // ply, captures by a margin per ply squared).
+            if !root && best_score > -MATE_BOUND && depth <= SEE_PRUNING_MAX_DEPTH && searched > 0 {
+                let margin = if quiet { SEE_QUIET_MARGIN * depth } else { SEE_NOISY_MARGIN * depth * depth };
+                if !see_at_least(chess.board(), side, m, -margin, self.evaluator.piece_values()) {
+                    continue;
+                }
+            }
 
             let child = pos.play(m);
             self.tt.prefetch(child.hash());
