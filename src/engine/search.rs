@@ -73,6 +73,9 @@ pub(super) struct Searcher<'a> {
     /// The piece and destination of the move played at each ply of the
     /// current line (`None` for a null move), for continuation histories.
     pub moved: [Option<PieceTo>; MAX_PLY + 1],
+    /// The static evaluation at each ply of the current line (`-INFINITY`
+    /// in check), for the improving heuristic.
+    pub static_evals: [i32; MAX_PLY + 1],
     /// Index of the root's hash in `path`.
     pub root_index: usize,
     pub pv: &'a mut PvTable,
@@ -315,11 +318,19 @@ impl Searcher<'_> {
         }
 
         let static_eval = if in_check { -INFINITY } else { hit.map_or_else(|| self.evaluate(pos), |h| h.eval) };
+        self.static_evals[ply] = static_eval;
+        // Improving: the side to move stands better than at its previous
+        // turn (two plies back; four when it was in check then). Pruning
+        // and reductions are less aggressive where it is, more where not.
+        let improving = !in_check && {
+            let earlier = [2, 4].into_iter().filter_map(|back| ply.checked_sub(back)).map(|p| self.static_evals[p]).find(|&e| e != -INFINITY);
+            earlier.is_none_or(|e| static_eval > e)
+        };
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility pruning: far enough above beta that a quiet
             // move will not bring the score back below it.
-            if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * depth >= beta {
+            if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta {
                 return static_eval;
             }
             // Null-move pruning: if passing still beats beta, a real move
@@ -357,7 +368,7 @@ impl Searcher<'_> {
         // score this node's quiet moves.
         let earlier = [ply.checked_sub(1).and_then(|p| self.moved[p]), ply.checked_sub(2).and_then(|p| self.moved[p])];
         let futile = !pv_node && !in_check && depth <= FUTILITY_MAX_DEPTH && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha;
-        let lmp_limit = LMP_BASE + (depth * depth) as usize;
+        let lmp_limit = (LMP_BASE + (depth * depth) as usize) / if improving { 1 } else { 2 };
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
         let mut best_move = None;
@@ -413,7 +424,7 @@ impl Searcher<'_> {
             } else {
                 let mut reduction = 0;
                 if depth >= LMR_MIN_DEPTH && searched > LMR_MIN_MOVES && quiet && !in_check && !gives_check {
-                    reduction = self.reductions.get(depth, searched);
+                    reduction = self.reductions.get(depth, searched) + i32::from(!improving);
                     if pv_node {
                         reduction -= 1;
                     }

@@ -167,12 +167,12 @@ fn sparse_rows_collected_in_game_order_equal_the_dense_rows() {
 
 /// Each preset's bench node count at depth 8, as engines pin their
 /// signature: a change in the search or the evaluation shows here first.
-/// (`pgntune bench` searches depth 12: full 4,389,348 and classical
-/// 5,757,106 nodes; depth 8 keeps this test quick, flat's weak evaluation
+/// (`pgntune bench` searches depth 12: full 2,821,471 and classical
+/// 3,236,665 nodes; depth 8 keeps this test quick, flat's weak evaluation
 /// makes its trees large.)
 #[test]
 fn bench_signatures_are_pinned() {
-    let pins = [("full", 414_150u64), ("classical", 463_486), ("kaissa", 520_668), ("pgnlearn2015", 469_296), ("flat", 13_326_692)];
+    let pins = [("full", 259_645u64), ("classical", 327_923), ("kaissa", 312_195), ("pgnlearn2015", 298_572), ("flat", 13_762_973)];
     for (preset, nodes) in pins {
         let evaluator = Evaluator::new(&Weights::resolve(preset).unwrap()).unwrap();
         let report = run_bench(&evaluator, 8);
