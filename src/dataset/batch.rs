@@ -245,6 +245,28 @@ impl RowBatch {
         self.append(&tail);
     }
 
+    /// An empty batch of the same columns, with room for as many rows and
+    /// terms as this one holds: a writer that hands full batches on and
+    /// starts the next one does not grow it again by doubling (each
+    /// doubling a copy, into memory the kernel must first clear).
+    pub fn empty_with_room(&self) -> RowBatch {
+        fn room<T>(column: &Vec<T>) -> Vec<T> {
+            Vec::with_capacity(column.len())
+        }
+        RowBatch {
+            terms: room(&self.terms),
+            ends: room(&self.ends),
+            phases: room(&self.phases),
+            results: room(&self.results),
+            evals: room(&self.evals),
+            games: room(&self.games),
+            plies: room(&self.plies),
+            tags: vec![TextColumn::default(); self.tags.len()],
+            fens: TextColumn::default(),
+            keys: room(&self.keys),
+        }
+    }
+
     /// Moves the rows from `at` on into a new batch, keeping the first `at`.
     pub fn split_off(&mut self, at: usize) -> RowBatch {
         fn tail<T>(column: &mut Vec<T>, at: usize) -> Vec<T> {

@@ -27,6 +27,7 @@
 //! ([`encoders`]) and written in order, so the bytes do not depend on the
 //! number of threads either.
 
+mod compact;
 mod encoders;
 
 /// The key-value metadata key holding a Parquet trace's header (see
@@ -109,11 +110,26 @@ impl WatchedFile {
 
 /// Turns a batch into a polars DataFrame with the dataset's column types.
 pub fn batch_to_frame(batch: &RowBatch, schema: &Schema) -> PolarsResult<DataFrame> {
+    frame_of(batch, schema, FrameLists::Included)
+}
+
+/// Whether a frame of the compact shape holds its `term` and `count` lists.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum FrameLists {
+    Included,
+    /// Left out: the writer encodes them from the batch ([`compact`]).
+    Omitted,
+}
+
+/// The frame of `batch`, with or without the compact shape's lists.
+fn frame_of(batch: &RowBatch, schema: &Schema, lists: FrameLists) -> PolarsResult<DataFrame> {
     let n = batch.len();
     let mut columns: Vec<Column> = Vec::with_capacity(schema.features.len() + 3 + schema.tags.len() + 1);
     let layout = &schema.layout;
     let mut dense = vec![0.0; layout.len()];
-    if is_sparse(schema) && schema.sparse_shape == SparseShape::Compact {
+    if is_sparse(schema) && schema.sparse_shape == SparseShape::Compact && lists == FrameLists::Omitted {
+        columns.push(Column::new("phase".into(), batch.phases.iter().map(|&p| i32::from(p)).collect::<Vec<i32>>()));
+    } else if is_sparse(schema) && schema.sparse_shape == SparseShape::Compact {
         // The rows as they are held: a term and its count, two lists of
         // small integers, and the phase once (see `term_columns_json`).
         // (Int32: Parquet stores every small integer as INT32, and polars'
@@ -246,8 +262,16 @@ impl ParquetRowWriter {
         // The encoders use the writer's own leaf types and encodings, and
         // the options it materialises from the same settings.
         let arrow_schema = empty.schema().to_arrow(CompatLevel::newest());
+        let fields = writer.parquet_schema().fields().to_vec();
+        let compact_lists = if is_sparse(schema) && schema.sparse_shape == SparseShape::Compact {
+            Some([compact::ListLeaf::of(&fields[0]).map_err(polars_err(path))?, compact::ListLeaf::of(&fields[1]).map_err(polars_err(path))?])
+        } else {
+            None
+        };
         let plan = Plan {
-            fields: writer.parquet_schema().fields().to_vec(),
+            schema: schema.clone(),
+            compact_lists,
+            fields,
             encodings: polars::io::parquet::write::get_encodings(&arrow_schema).to_vec(),
             options: polars_parquet::write::WriteOptions {
                 statistics,
@@ -261,15 +285,14 @@ impl ParquetRowWriter {
         Ok(ParquetRowWriter { file, writer, broken_pipe, encoders, schema: schema.clone(), pending: RowBatch::new(schema), row_group })
     }
 
-    fn flush_pending(&mut self) -> Result<(), DatasetError> {
-        if self.pending.is_empty() {
+    /// Hands the pending rows to the encoders and starts `next` in their place.
+    fn flush_pending(&mut self, next: RowBatch) -> Result<(), DatasetError> {
+        let rows = std::mem::replace(&mut self.pending, next);
+        if rows.is_empty() {
             return Ok(());
         }
-        let path = self.file.target().to_path_buf();
-        let frame = batch_to_frame(&self.pending, &self.schema).map_err(polars_err(&path))?;
-        self.pending.clear();
         let writer = &mut self.writer;
-        let written = self.encoders.submit(frame, &mut |group| write_group(writer, group));
+        let written = self.encoders.submit(rows, &mut |group| write_group(writer, group));
         written.map_err(|e| self.error(e))
     }
 
@@ -294,15 +317,17 @@ impl RowWriter for ParquetRowWriter {
         // Whole groups only, so that where they end does not depend on how
         // the rows came in.
         while self.pending.len() >= self.row_group {
-            let rest = self.pending.split_off(self.row_group);
-            self.flush_pending()?;
-            self.pending = rest;
+            // The rows past the group go into the next one, which has room
+            // for a whole group.
+            let mut next = self.pending.empty_with_room();
+            next.append(&self.pending.split_off(self.row_group));
+            self.flush_pending(next)?;
         }
         Ok(())
     }
 
     fn finish(mut self: Box<Self>) -> Result<(), DatasetError> {
-        self.flush_pending()?;
+        self.flush_pending(RowBatch::new(&self.schema))?;
         let writer = &mut self.writer;
         let written = self.encoders.finish(&mut |group| write_group(writer, group));
         written.map_err(|e| self.error(e))?;
