@@ -33,7 +33,8 @@
 #
 # Usage: HCE_TUNER=/work/scratch/hce-tuner/target/release/hce-tuner \
 #          nice -n 10 benches/hce.sh [PAIRS]
-# Env: PASSES (pgntune passes per run, default 5), LOSS (ce, pgntune's
+# Env: PGNTUNE_PROFILE (cargo profile, default quick), PASSES (pgntune
+# passes per run, default 5), LOSS (ce, pgntune's
 # default, or mse, hce-tuner's loss), HCE_WORK (work folder, default
 # target/hce: the EPD files, about 0.8 GB, are kept there between runs).
 set -euo pipefail
@@ -57,9 +58,12 @@ work=${HCE_WORK:-target/hce}
 mkdir -p "$work"
 work=$(realpath "$work")
 
-cargo build --profile quick --quiet --bin pgntune --example gradient_epd
-bin=target/quick/pgntune
-example=target/quick/examples/gradient_epd
+# PGNTUNE_PROFILE picks the cargo profile (default quick; release shares the
+# build of the tests).
+profile=${PGNTUNE_PROFILE:-quick}
+cargo build --profile "$profile" --quiet --bin pgntune --example gradient_epd
+bin=target/$profile/pgntune
+example=target/$profile/examples/gradient_epd
 
 epd=$work/human.epd
 if [ ! -s "$epd" ]; then

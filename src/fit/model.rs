@@ -62,9 +62,17 @@ pub fn sigmoid(z: f64) -> f64 {
 /// a sixth of its time in `exp` and `ln_1p`).
 #[inline]
 pub fn softplus_and_sigmoid(z: f64) -> (f64, f64) {
-    let e = (-z.abs()).exp();
-    let sigmoid = if z >= 0.0 { 1.0 / (1.0 + e) } else { e / (1.0 + e) };
+    let (e, sigmoid) = exp_neg_abs_and_sigmoid(z);
     (z.max(0.0) + e.ln_1p(), sigmoid)
+}
+
+/// `(e^(−|z|), sigmoid(z))`: the exponential that softplus and sigmoid
+/// share (`softplus(z) = max(z, 0) + ln(1 + e^(−|z|))`), and the sigmoid
+/// from it, the same bits as [`sigmoid`].
+#[inline]
+pub fn exp_neg_abs_and_sigmoid(z: f64) -> (f64, f64) {
+    let e = (-z.abs()).exp();
+    (e, if z >= 0.0 { 1.0 / (1.0 + e) } else { e / (1.0 + e) })
 }
 
 /// The design: merged rows as a matrix (with a leading column of ones when
