@@ -250,7 +250,7 @@ impl RowBatch {
     /// starts the next one does not grow it again by doubling (each
     /// doubling a copy, into memory the kernel must first clear).
     pub fn empty_with_room(&self) -> RowBatch {
-        fn room<T>(column: &Vec<T>) -> Vec<T> {
+        fn room<T>(column: &[T]) -> Vec<T> {
             Vec::with_capacity(column.len())
         }
         RowBatch {

@@ -244,7 +244,7 @@ fn row_starts(batch: &RowBatch, levels: usize, out: &mut Vec<u8>) {
     }
     debug_assert_eq!(at, levels);
     // The padding of the last group: zeros, as the format asks.
-    if levels % 8 != 0 {
+    if !levels.is_multiple_of(8) {
         bits[groups - 1] &= (1u8 << (levels % 8)) - 1;
     }
 }
