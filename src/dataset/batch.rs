@@ -245,46 +245,56 @@ impl RowBatch {
         self.append(&tail);
     }
 
-    /// An empty batch of the same columns, with room for as many rows and
-    /// terms as this one holds: a writer that hands full batches on and
-    /// starts the next one does not grow it again by doubling (each
-    /// doubling a copy, into memory the kernel must first clear).
-    pub fn empty_with_room(&self) -> RowBatch {
-        fn room<T>(column: &[T]) -> Vec<T> {
-            Vec::with_capacity(column.len())
+    /// Appends the rows `rows` of `other` (same schema): what [`append`]
+    /// does for all of them, so that a writer can take whole row groups
+    /// out of a large batch without copying the rest again per group.
+    ///
+    /// [`append`]: RowBatch::append
+    pub fn append_rows(&mut self, other: &RowBatch, rows: std::ops::Range<usize>) {
+        fn range<T: Copy>(mine: &mut Vec<T>, theirs: &[T], rows: &std::ops::Range<usize>) {
+            // A column the schema does not use stays empty.
+            if rows.end <= theirs.len() {
+                mine.extend_from_slice(&theirs[rows.clone()]);
+            }
         }
-        RowBatch {
-            terms: room(&self.terms),
-            ends: room(&self.ends),
-            phases: room(&self.phases),
-            results: room(&self.results),
-            evals: room(&self.evals),
-            games: room(&self.games),
-            plies: room(&self.plies),
-            tags: vec![TextColumn::default(); self.tags.len()],
-            fens: TextColumn::default(),
-            keys: room(&self.keys),
+        if rows.is_empty() {
+            return;
         }
+        let first = if rows.start == 0 { 0 } else { other.ends[rows.start - 1] };
+        let last = other.ends[rows.end - 1];
+        let base = self.terms.len() as u32;
+        self.terms.extend_from_slice(&other.terms[first as usize..last as usize]);
+        self.ends.extend(other.ends[rows.clone()].iter().map(|e| e - first + base));
+        range(&mut self.phases, &other.phases, &rows);
+        range(&mut self.results, &other.results, &rows);
+        range(&mut self.evals, &other.evals, &rows);
+        range(&mut self.games, &other.games, &rows);
+        range(&mut self.plies, &other.plies, &rows);
+        for (mine, theirs) in self.tags.iter_mut().zip(&other.tags) {
+            mine.append_range(theirs, rows.clone());
+        }
+        self.fens.append_range(&other.fens, rows.clone());
+        range(&mut self.keys, &other.keys, &rows);
     }
 
-    /// Moves the rows from `at` on into a new batch, keeping the first `at`.
-    pub fn split_off(&mut self, at: usize) -> RowBatch {
-        fn tail<T>(column: &mut Vec<T>, at: usize) -> Vec<T> {
-            // A column the schema does not use stays empty.
-            if at <= column.len() { column.split_off(at) } else { Vec::new() }
-        }
-        let start = if at == 0 { 0 } else { self.ends[at - 1] };
+    /// An empty batch of the same columns, with room for `rows` rows and
+    /// their terms at this batch's terms per row: a writer that hands full
+    /// groups on and starts the next one does not grow it again by
+    /// doubling (each doubling a copy, into memory the kernel must first
+    /// clear).
+    pub fn empty_with_room(&self, rows: usize) -> RowBatch {
+        let terms = if self.is_empty() { 0 } else { self.terms.len().div_ceil(self.len()) * rows };
         RowBatch {
-            terms: self.terms.split_off(start as usize),
-            ends: self.ends.split_off(at).into_iter().map(|e| e - start).collect(),
-            phases: self.phases.split_off(at),
-            results: self.results.split_off(at),
-            evals: tail(&mut self.evals, at),
-            games: self.games.split_off(at),
-            plies: self.plies.split_off(at),
-            tags: self.tags.iter_mut().map(|column| column.split_off(at)).collect(),
-            fens: self.fens.split_off(at),
-            keys: tail(&mut self.keys, at),
+            terms: Vec::with_capacity(terms),
+            ends: Vec::with_capacity(rows),
+            phases: Vec::with_capacity(rows),
+            results: Vec::with_capacity(rows),
+            evals: Vec::with_capacity(if self.evals.is_empty() { 0 } else { rows }),
+            games: Vec::with_capacity(rows),
+            plies: Vec::with_capacity(rows),
+            tags: vec![TextColumn::default(); self.tags.len()],
+            fens: TextColumn::default(),
+            keys: Vec::with_capacity(if self.keys.is_empty() { 0 } else { rows }),
         }
     }
 
@@ -306,5 +316,49 @@ impl RowBatch {
     /// Removes all rows, keeping the allocations.
     pub fn clear(&mut self) {
         self.truncate(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows with every column in use: terms (some rows none), labels, tags
+    /// and FENs of different lengths, keys.
+    fn rows(n: usize) -> RowBatch {
+        let mut batch = RowBatch { tags: vec![TextColumn::default(); 2], ..RowBatch::default() };
+        for i in 0..n {
+            let terms: Vec<TermValue> = (0..i % 5).map(|t| TermValue { term: (3 * t + i) as u16, value: (t as i16) - 2 }).collect();
+            batch.push_features(&terms, (i % 25) as u8);
+            batch.results.push([GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins][i % 3]);
+            batch.evals.push(i as f32 * 1.5);
+            batch.games.push(i as u64 / 4);
+            batch.plies.push(i as u32);
+            batch.tags[0].push(&"w".repeat(i % 4));
+            batch.tags[1].push_display(i);
+            batch.fens.push(&format!("fen {i}"));
+            batch.keys.push(i as u64 * 7919);
+        }
+        batch
+    }
+
+    #[test]
+    fn rows_appended_by_ranges_make_the_same_batch() {
+        let all = rows(23);
+        for cuts in [vec![0, 23], vec![0, 1, 23], vec![0, 5, 5, 17, 22, 23], vec![0, 10, 11, 12, 23]] {
+            let mut pieced = RowBatch { tags: vec![TextColumn::default(); 2], ..RowBatch::default() };
+            for w in cuts.windows(2) {
+                pieced.append_rows(&all, w[0]..w[1]);
+            }
+            assert_eq!(pieced, all, "cuts {cuts:?}");
+        }
+        // Unused columns stay empty.
+        let mut bare = rows(6);
+        bare.evals.clear();
+        bare.keys.clear();
+        let mut pieced = RowBatch { tags: vec![TextColumn::default(); 2], ..RowBatch::default() };
+        pieced.append_rows(&bare, 0..2);
+        pieced.append_rows(&bare, 2..6);
+        assert_eq!(pieced, bare);
     }
 }

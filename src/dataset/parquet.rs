@@ -313,15 +313,18 @@ fn write_group(writer: &mut polars::io::parquet::write::BatchedWriter<WatchedFil
 
 impl RowWriter for ParquetRowWriter {
     fn write(&mut self, batch: &RowBatch) -> Result<(), DatasetError> {
-        self.pending.append(batch);
         // Whole groups only, so that where they end does not depend on how
-        // the rows came in.
-        while self.pending.len() >= self.row_group {
-            // The rows past the group go into the next one, which has room
-            // for a whole group.
-            let mut next = self.pending.empty_with_room();
-            next.append(&self.pending.split_off(self.row_group));
-            self.flush_pending(next)?;
+        // the rows came in; each group is copied once, however large the
+        // batch (a labelled set arrives as one).
+        let mut next = 0;
+        while next < batch.len() {
+            let take = (self.row_group - self.pending.len()).min(batch.len() - next);
+            self.pending.append_rows(batch, next..next + take);
+            next += take;
+            if self.pending.len() == self.row_group {
+                let room = self.pending.empty_with_room(self.row_group);
+                self.flush_pending(room)?;
+            }
         }
         Ok(())
     }

@@ -58,23 +58,24 @@ impl TextColumn {
         self.ends.extend(other.ends.iter().map(|e| e + base));
     }
 
+    /// Appends the rows `rows` of `other` (those past its end: none).
+    pub fn append_range(&mut self, other: &TextColumn, rows: std::ops::Range<usize>) {
+        let rows = rows.start.min(other.len())..rows.end.min(other.len());
+        if rows.is_empty() {
+            return;
+        }
+        let (from, to) = (other.start(rows.start), other.ends[rows.end - 1]);
+        let base = self.text.len();
+        self.text.push_str(&other.text[from..to]);
+        self.ends.extend(other.ends[rows].iter().map(|e| e - from + base));
+    }
+
     /// Keeps the first `rows` rows.
     pub fn truncate(&mut self, rows: usize) {
         if rows < self.len() {
             self.text.truncate(self.start(rows));
             self.ends.truncate(rows);
         }
-    }
-
-    /// Moves the rows from `at` on into a new column (an empty one when
-    /// `at` is past the end).
-    pub fn split_off(&mut self, at: usize) -> TextColumn {
-        if at >= self.len() {
-            return TextColumn::default();
-        }
-        let start = self.start(at);
-        let ends = self.ends.split_off(at).into_iter().map(|e| e - start).collect();
-        TextColumn { text: self.text.split_off(start), ends }
     }
 }
 
@@ -93,7 +94,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_come_back_as_pushed_through_append_truncate_and_split() {
+    fn rows_come_back_as_pushed_through_append_ranges_and_truncate() {
         let mut a: TextColumn = ["", "e4", "Nf3 d5"].into_iter().collect();
         a.push_display(format_args!("{}-{}", 1, 0));
         assert_eq!(a.iter().collect::<Vec<_>>(), ["", "e4", "Nf3 d5", "1-0"]);
@@ -102,15 +103,22 @@ mod tests {
         let b: TextColumn = ["x", ""].into_iter().collect();
         a.append(&b);
         assert_eq!(a.iter().collect::<Vec<_>>(), ["", "e4", "Nf3 d5", "1-0", "x", ""]);
-        let tail = a.split_off(2);
-        assert_eq!(a.iter().collect::<Vec<_>>(), ["", "e4"]);
+        let mut tail = TextColumn::default();
+        tail.append_range(&a, 2..9);
         assert_eq!(tail.iter().collect::<Vec<_>>(), ["Nf3 d5", "1-0", "x", ""]);
-        let mut tail = tail;
+        let mut middle = TextColumn::default();
+        middle.append_range(&a, 1..3);
+        middle.append_range(&a, 4..4);
+        assert_eq!(middle.iter().collect::<Vec<_>>(), ["e4", "Nf3 d5"]);
+        a.truncate(2);
+        assert_eq!(a.iter().collect::<Vec<_>>(), ["", "e4"]);
         tail.truncate(1);
         assert_eq!(tail.iter().collect::<Vec<_>>(), ["Nf3 d5"]);
         tail.push("after");
         assert_eq!(tail.iter().collect::<Vec<_>>(), ["Nf3 d5", "after"]);
-        assert!(a.split_off(5).is_empty());
+        let mut nothing = TextColumn::default();
+        nothing.append_range(&a, 5..7);
+        assert!(nothing.is_empty());
         a.truncate(9);
         assert_eq!(a.len(), 2);
     }
