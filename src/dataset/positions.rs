@@ -19,9 +19,9 @@ use super::{GameResult, RowBatch};
 pub use crate::features::custom::MAX_PACKED_TERMS;
 
 const VALUE_BITS: u32 = 4;
-/// One more than the largest term an entry can hold: tables indexed by an
-/// unpacked term need no bounds check when they have this many slots.
-pub const TERM_SLOTS: usize = 1 << (16 - VALUE_BITS);
+/// One more than the largest packed entry: tables indexed by an entry
+/// itself (its term and count together) need no bounds check with this many.
+pub const ENTRY_SLOTS: usize = 1 << 16;
 const VALUE_MIN: i32 = -(1 << (VALUE_BITS - 1));
 const VALUE_MAX: i32 = (1 << (VALUE_BITS - 1)) - 1;
 

@@ -20,6 +20,7 @@ pub mod adam;
 pub mod columns;
 pub mod constraints;
 pub mod information;
+mod kernel;
 mod penalised;
 pub mod plausible;
 pub mod problem;

@@ -14,9 +14,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::dataset::positions::{Positions, TERM_SLOTS, unpack};
+use crate::dataset::positions::{ENTRY_SLOTS, Positions, unpack};
 use crate::features::TermColumns;
 use crate::fit::model::{exp_neg_abs_and_sigmoid, sigmoid};
+
+pub use super::kernel::EntryWeights;
+use super::kernel::{LossSum, PHASE_SHARE, collect_term_gradients, paired_eval};
 
 /// Positions per chunk of the parallel sums.
 pub const CHUNK: usize = 8192;
@@ -122,18 +125,14 @@ impl Objective {
         self.term_columns.len()
     }
 
-    /// Each term's (mg, eg) weights in centipawns, side by side, gathered
-    /// from the columns, and zeros up to [`TERM_SLOTS`] (so that the pass
-    /// looks weights up by any unpacked term without a bounds check).
-    pub fn term_weights(&self, w: &[f64]) -> Vec<[f64; 2]> {
-        let mut weights: Vec<[f64; 2]> = self.term_columns.iter().map(|&(m, e)| [w[m as usize], w[e as usize]]).collect();
-        weights.resize(TERM_SLOTS.max(weights.len()), [0.0; 2]);
-        weights
+    /// The weights in the form the pass reads them: by packed entry.
+    pub fn term_weights(&self, w: &[f64]) -> EntryWeights {
+        EntryWeights::new(self.term_columns.iter().map(|&(m, e)| [w[m as usize], w[e as usize]]))
     }
 
     /// The evaluation `w·x` of position `i` in centipawns, from term weights.
     #[inline]
-    pub fn eval(&self, i: usize, weights: &[[f64; 2]]) -> f64 {
+    pub fn eval(&self, i: usize, weights: &EntryWeights) -> f64 {
         paired_eval(self.positions.entries(i), weights, self.positions.phase(i))
     }
 
@@ -158,12 +157,15 @@ impl Objective {
         }
     }
 
-    fn chunk_sums(&self, indices: impl Iterator<Item = usize>, weights: &[[f64; 2]], gradient: bool) -> Sums {
-        // Each term's (mg, eg) weights and gradients side by side: one
-        // two-lane multiply and add per entry instead of two of each.
-        // All [`TERM_SLOTS`], so that the scatter below needs no bounds check.
-        let mut grad = vec![[0.0f64; 2]; if gradient { TERM_SLOTS } else { 0 }];
-        let mut slots: Option<&mut [[f64; 2]; TERM_SLOTS]> = gradient.then(|| grad.as_mut_slice().try_into().expect("a slot per term"));
+    /// The sums over one chunk's positions. `by_entry` is the worker's
+    /// gradient table, indexed by packed entry: all zeros on entry and on
+    /// return (empty when no gradient is wanted).
+    fn chunk_sums(&self, indices: impl Iterator<Item = usize>, weights: &EntryWeights, by_entry: &mut [[f64; 2]]) -> Sums {
+        // Each entry's gradient goes to its own slot, count and all, with
+        // no unpacking, conversion or product: the counts multiply the
+        // slots once per chunk instead (`collect_term_gradients`). All
+        // [`ENTRY_SLOTS`], so that the scatter needs no bounds check.
+        let mut slots: Option<&mut [[f64; 2]; ENTRY_SLOTS]> = by_entry.try_into().ok();
         let mut loss = LossSum::default();
         let mut count = 0.0;
         for i in indices {
@@ -181,16 +183,14 @@ impl Objective {
                 let (p, scale) = (f64::from(phase), dz * self.c * PHASE_SHARE);
                 let g = [scale * p, scale * (24.0 - p)];
                 for &e in entries {
-                    let (t, v) = unpack(e);
-                    let v = f64::from(v);
-                    let slot = &mut slots[t];
-                    slot[0] += g[0] * v;
-                    slot[1] += g[1] * v;
+                    let slot = &mut slots[usize::from(e)];
+                    slot[0] += g[0];
+                    slot[1] += g[1];
                 }
             }
         }
-        let grad = &grad[..grad.len().min(self.terms())];
-        Sums { loss: loss.total(), count, grad_mg: grad.iter().map(|g| g[0]).collect(), grad_eg: grad.iter().map(|g| g[1]).collect() }
+        let (grad_mg, grad_eg) = if slots.is_some() { collect_term_gradients(by_entry, self.terms()) } else { (Vec::new(), Vec::new()) };
+        Sums { loss: loss.total(), count, grad_mg, grad_eg }
     }
 
     /// Loss and (optionally) gradient sums over `selection` at column weights `w`.
@@ -204,14 +204,19 @@ impl Objective {
         let partial: Vec<Sums> = self.pool.install(|| {
             (0..n.div_ceil(chunk))
                 .into_par_iter()
-                .map(|c| {
-                    let range = c * chunk..((c + 1) * chunk).min(n);
-                    match selection {
-                        Selection::All => self.chunk_sums(range, &weights, gradient),
-                        Selection::Mask(mask) => self.chunk_sums(range.filter(|&i| mask[i]), &weights, gradient),
-                        Selection::List(list) => self.chunk_sums(list[range].iter().map(|&i| i as usize), &weights, gradient),
-                    }
-                })
+                // One gradient table per worker, left zeroed by every chunk
+                // (so that a chunk's sums do not depend on the worker).
+                .map_init(
+                    || vec![[0.0f64; 2]; if gradient { ENTRY_SLOTS } else { 0 }],
+                    |by_entry, c| {
+                        let range = c * chunk..((c + 1) * chunk).min(n);
+                        match selection {
+                            Selection::All => self.chunk_sums(range, &weights, by_entry),
+                            Selection::Mask(mask) => self.chunk_sums(range.filter(|&i| mask[i]), &weights, by_entry),
+                            Selection::List(list) => self.chunk_sums(list[range].iter().map(|&i| i as usize), &weights, by_entry),
+                        }
+                    },
+                )
                 .collect()
         });
         // Chunk sums in chunk order: the same bits for any thread count.
@@ -301,101 +306,6 @@ impl Objective {
     }
 }
 
-/// A chunk's loss: the sum of its positions' losses, with the logarithms
-/// of the cross-entropy taken sixteen positions at a time.
-///
-/// Each position's cross-entropy needs `ln(1 + e)`, `e = e^(−|z|)` in
-/// `(0, 1]`; `ln_1p` was a sixth of a gradient pass. The logarithm of a
-/// product of sixteen such factors (at most 2^16) is the sum of their
-/// logarithms, with one call instead of sixteen: the result differs from
-/// the sum of `ln_1p`s by rounding only (a few units in the last place per
-/// group; `1 + e` loses the digits of an `e` below 2^−53, a position whose
-/// loss is then below 10^−16). The groups follow the positions' order in
-/// the chunk, so the bits do not depend on the threads.
-#[derive(Clone, Debug)]
-struct LossSum {
-    /// Everything but the grouped logarithms.
-    linear: f64,
-    /// The logarithms of the finished groups.
-    logs: f64,
-    /// The product of the current group's factors, and their number.
-    product: f64,
-    factors: u32,
-}
-
-impl Default for LossSum {
-    fn default() -> Self {
-        LossSum { linear: 0.0, logs: 0.0, product: 1.0, factors: 0 }
-    }
-}
-
-impl LossSum {
-    /// Factors per logarithm.
-    const GROUP: u32 = 16;
-
-    /// Adds `n · (linear + ln(1 + e))`.
-    #[inline]
-    fn add_softplus(&mut self, linear: f64, e: f64, n: f64) {
-        if n == 1.0 {
-            self.linear += linear;
-            self.product *= 1.0 + e;
-            self.factors += 1;
-            if self.factors == Self::GROUP {
-                self.logs += self.product.ln();
-                self.product = 1.0;
-                self.factors = 0;
-            }
-        } else {
-            // A merged position counts `n` times: `(1 + e)^n` could overflow.
-            self.linear += n * (linear + e.ln_1p());
-        }
-    }
-
-    fn total(&self) -> f64 {
-        self.linear + self.logs + self.product.ln()
-    }
-}
-
-/// The evaluation of one position's `entries` from paired term weights
-/// (one per [`TERM_SLOTS`], as [`Objective::term_weights`] gives them):
-/// four sums, of the entries at each place modulo four, kept apart (four
-/// short chains of additions instead of one long one: an addition waits
-/// for the one before it in its chain), then added and blended by `phase`.
-#[inline]
-fn paired_eval(entries: &[u16], weights: &[[f64; 2]], phase: u8) -> f64 {
-    let weights: &[[f64; 2]; TERM_SLOTS] = weights[..TERM_SLOTS].try_into().expect("a weight per term slot");
-    let mut sums = [[0.0f64; 2]; 4];
-    let mut quads = entries.chunks_exact(4);
-    for quad in &mut quads {
-        for (sum, &e) in sums.iter_mut().zip(quad) {
-            let (t, v) = unpack(e);
-            let v = f64::from(v);
-            sum[0] += v * weights[t][0];
-            sum[1] += v * weights[t][1];
-        }
-    }
-    for (sum, &e) in sums.iter_mut().zip(quads.remainder()) {
-        let (t, v) = unpack(e);
-        let v = f64::from(v);
-        sum[0] += v * weights[t][0];
-        sum[1] += v * weights[t][1];
-    }
-    let add = |a: [f64; 2], b: [f64; 2]| [a[0] + b[0], a[1] + b[1]];
-    blend(add(sums[0], sums[1]), add(sums[2], sums[3]), phase)
-}
-
-/// `1 / 24`: a phase's share of the middlegame per phase unit. The pass
-/// multiplies by it where a division by 24 took a tenth of its time.
-const PHASE_SHARE: f64 = 1.0 / 24.0;
-
-/// `(mg · p + eg · (24 − p)) / 24` of two partial sums.
-#[inline]
-fn blend(a: [f64; 2], b: [f64; 2], phase: u8) -> f64 {
-    let (mg, eg) = (a[0] + b[0], a[1] + b[1]);
-    let p = f64::from(phase);
-    (mg * p + eg * (24.0 - p)) * PHASE_SHARE
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,7 +355,8 @@ mod tests {
         };
         let w: Vec<f64> = (0..objective.positions.layout().len()).map(|j| 37.25 * j as f64 - 101.5 + 1.0 / (j as f64 + 3.0)).collect();
         let paired = objective.term_weights(&w);
-        let (wm, we): (Vec<f64>, Vec<f64>) = paired.iter().map(|p| (p[0], p[1])).unzip();
+        let terms = objective.terms();
+        let (wm, we): (Vec<f64>, Vec<f64>) = (0..terms).map(|t| (paired.term(t)[0], paired.term(t)[1])).unzip();
         for i in 0..objective.positions.len() {
             let entries = objective.positions.entries(i);
             let phase = objective.positions.phase(i);
@@ -502,27 +413,54 @@ mod tests {
     }
 
     #[test]
-    fn the_grouped_logarithms_are_the_sum_of_the_positions_losses() {
-        // Logits of every size and sign, targets of every kind, and a few
-        // merged positions (weight above one), in runs that end part-way
-        // through a group.
-        let mut state = 0x9E37_79B9_u64;
-        let mut next = || {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
+    fn gradients_by_entry_are_the_per_term_gradients_for_every_count() {
+        // Every count from −40 to 40 (those past ±7 split into several
+        // entries), on every term, over two chunks.
+        let layout = FeatureLayout::parse("material,material_tapered").unwrap();
+        let terms = layout.term_count();
+        let mut positions = Positions::new(layout).unwrap();
+        let mut rows = Vec::new();
+        for i in 0..(CHUNK as u64 + 500) {
+            let row: Vec<TermValue> = (0..terms)
+                .map(|t| TermValue { term: t as u16, value: ((i as i16 * 7 + 11 * t as i16) % 81) - 40 })
+                .filter(|t| t.value != 0 && !(t.term as u64 + i).is_multiple_of(3))
+                .collect();
+            let phase = (i % 25) as u8;
+            let score = [0.0, 0.5, 1.0][(i % 3) as usize];
+            positions.push(&row, phase, score, f32::NAN, i);
+            rows.push((row, phase, score));
+        }
+        let objective = Objective {
+            targets: (0..positions.len()).map(|i| positions.score(i)).collect(),
+            term_columns: Objective::columns_of(&positions),
+            positions: Arc::new(positions),
+            loss: SparseLoss::CrossEntropy,
+            c: 0.004,
+            pool: Arc::new(pool(2)),
         };
-        for len in [0, 1, 15, 16, 17, 1_000, 4_099] {
-            let (mut grouped, mut plain) = (LossSum::default(), 0.0);
-            for i in 0..len {
-                let z = (next() - 0.5) * if i % 7 == 0 { 80.0 } else { 6.0 };
-                let target = [0.0, 0.5, 1.0, next()][i % 4];
-                let n = if i % 101 == 3 { 3.0 } else { 1.0 };
-                let (e, _) = exp_neg_abs_and_sigmoid(z);
-                grouped.add_softplus(z.max(0.0) - target * z, e, n);
-                plain += n * (crate::fit::model::softplus(z) - target * z);
+        let columns = objective.positions.layout().len();
+        let w: Vec<f64> = (0..columns).map(|j| 13.0 * j as f64 - 40.0).collect();
+        let sums = objective.sums(Selection::All, &w, true);
+        let (mut mg, mut eg) = (vec![0.0f64; terms], vec![0.0f64; terms]);
+        for (row, phase, score) in &rows {
+            let p = f64::from(*phase) / 24.0;
+            let q: f64 = row
+                .iter()
+                .map(|t| {
+                    let (m, e) = objective.term_columns[usize::from(t.term)];
+                    f64::from(t.value) * (w[m as usize] * p + w[e as usize] * (1.0 - p))
+                })
+                .sum();
+            let dz = (sigmoid(objective.c * q) - f64::from(*score)) * objective.c;
+            for t in row {
+                mg[usize::from(t.term)] += dz * f64::from(t.value) * p;
+                eg[usize::from(t.term)] += dz * f64::from(t.value) * (1.0 - p);
             }
-            let total = grouped.total();
-            assert!((total - plain).abs() <= 1e-14 * (1.0 + plain.abs()), "{len} positions: {total} against {plain}");
+        }
+        for t in 0..terms {
+            for (got, want) in [(sums.grad_mg[t], mg[t]), (sums.grad_eg[t], eg[t])] {
+                assert!((got - want).abs() <= 1e-9 * (1.0 + want.abs()), "term {t}: {got} vs {want}");
+            }
         }
     }
 }
