@@ -99,6 +99,7 @@ pub mod label;
 pub mod pgn;
 pub mod play;
 pub mod plural;
+pub mod prefetch;
 pub mod presets;
 pub mod stats;
 pub mod tables;

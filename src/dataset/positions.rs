@@ -11,6 +11,7 @@
 //! game id, a position of 60 terms costs 145 bytes.
 
 use crate::features::{FeatureLayout, TermColumns, TermValue};
+use crate::prefetch::prefetch;
 
 use super::{GameResult, RowBatch};
 
@@ -351,6 +352,28 @@ impl Positions {
             _ => end & !IN_BLOCK,
         };
         self.entries.get(start, end)
+    }
+
+    /// Starts loading what a read of position `i` needs first: where its
+    /// entries end, and its phase. (For reads in a shuffled order, some
+    /// places ahead; see [`crate::prefetch`].)
+    #[inline]
+    pub fn prefetch_index(&self, i: usize) {
+        if let (Some(end), Some(phase)) = (self.ends.get(i), self.phases.get(i)) {
+            prefetch(end);
+            prefetch(phase);
+        }
+    }
+
+    /// Starts loading position `i`'s entries. It reads where they are, so
+    /// it comes a few places after [`Positions::prefetch_index`] of `i`.
+    #[inline]
+    pub fn prefetch_entries(&self, i: usize) {
+        let entries = self.entries(i);
+        if let (Some(first), Some(last)) = (entries.first(), entries.last()) {
+            prefetch(first);
+            prefetch(last);
+        }
     }
 
     /// The terms of position `i`, merged and sorted (as extraction made them).

@@ -175,16 +175,7 @@ impl TranspositionTable {
     /// than the caches, and a probe is otherwise a cache miss).
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let entry: *const Entry = &self.entries[self.slot(hash)];
-            // SAFETY: a prefetch is only a hint: it never faults, whatever
-            // the address, and SSE is part of the x86-64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.cast::<i8>()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
+        crate::prefetch::prefetch(&self.entries[self.slot(hash)]);
     }
 
     /// Looks up `hash`; mate scores come back relative to `ply`.

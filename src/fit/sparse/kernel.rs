@@ -3,6 +3,8 @@
 //! and the loss's logarithms taken in groups. [`super::problem`] runs them
 //! over chunks of positions, in parallel.
 
+use std::cell::RefCell;
+
 use crate::dataset::positions::{ENTRY_SLOTS, unpack};
 
 /// A chunk's loss: the sum of its positions' losses, with the logarithms
@@ -70,22 +72,37 @@ impl LossSum {
 /// in `f64`), so the sums keep their bits. Entries of terms past the
 /// layout's are zeros, as [`ENTRY_SLOTS`] of them are looked up without a
 /// bounds check.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct EntryWeights {
     by_entry: Vec<[f64; 2]>,
+    /// Entries past this are zeros.
+    filled: usize,
+}
+
+thread_local! {
+    /// A table of [`ENTRY_SLOTS`] weights kept for the thread's next pass,
+    /// and how much of it is not zeros: a fresh one is a megabyte that the
+    /// kernel hands out zeroed page by page, which Adam's thousands of small
+    /// steps paid again and again.
+    static SPARE_WEIGHTS: RefCell<Option<(Vec<[f64; 2]>, usize)>> = const { RefCell::new(None) };
+    /// The thread's gradient table by entry, all zeros between chunks.
+    static GRADIENT_TABLE: RefCell<Vec<[f64; 2]>> = const { RefCell::new(Vec::new()) };
 }
 
 impl EntryWeights {
     /// From each term's (mg, eg) weights, in term order.
     pub fn new(terms: impl IntoIterator<Item = [f64; 2]>) -> EntryWeights {
         let terms: Vec<[f64; 2]> = terms.into_iter().collect();
-        let mut by_entry = vec![[0.0; 2]; ENTRY_SLOTS];
-        for (e, slot) in by_entry.iter_mut().enumerate().take(terms.len() << 4) {
+        let (mut by_entry, dirty) = SPARE_WEIGHTS.with_borrow_mut(Option::take).unwrap_or_else(|| (vec![[0.0; 2]; ENTRY_SLOTS], 0));
+        let filled = (terms.len() << 4).min(ENTRY_SLOTS);
+        for (e, slot) in by_entry.iter_mut().enumerate().take(filled) {
             let (t, v) = unpack(e as u16);
             let v = f64::from(v);
             *slot = [v * terms[t][0], v * terms[t][1]];
         }
-        EntryWeights { by_entry }
+        // What a larger layout left in a reused table.
+        by_entry[filled..dirty.max(filled)].fill([0.0; 2]);
+        EntryWeights { by_entry, filled }
     }
 
     /// Term `t`'s (mg, eg) weights (zeros past the layout's terms).
@@ -93,6 +110,27 @@ impl EntryWeights {
         // A count of one.
         self.by_entry.get((t << 4) | 1).copied().unwrap_or([0.0; 2])
     }
+}
+
+impl Drop for EntryWeights {
+    fn drop(&mut self) {
+        let table = (std::mem::take(&mut self.by_entry), self.filled);
+        // Nothing to keep while the thread is ending.
+        let _ = SPARE_WEIGHTS.try_with(|spare| *spare.borrow_mut() = Some(table));
+    }
+}
+
+/// Runs `f` on this thread's gradient table by entry ([`ENTRY_SLOTS`]
+/// slots, all zeros), which `f` must leave all zeros. The table is kept
+/// for the thread's next chunk only when `f` returns.
+pub(super) fn with_gradient_table<R>(f: impl FnOnce(&mut [[f64; 2]]) -> R) -> R {
+    let mut table = GRADIENT_TABLE.with_borrow_mut(std::mem::take);
+    if table.len() != ENTRY_SLOTS {
+        table = vec![[0.0; 2]; ENTRY_SLOTS];
+    }
+    let result = f(&mut table);
+    GRADIENT_TABLE.with_borrow_mut(|spare| *spare = table);
+    result
 }
 
 /// Each term's (mg, eg) gradient from a chunk's gradients by entry: the

@@ -17,9 +17,10 @@ use rayon::prelude::*;
 use crate::dataset::positions::{ENTRY_SLOTS, Positions, unpack};
 use crate::features::TermColumns;
 use crate::fit::model::{exp_neg_abs_and_sigmoid, sigmoid};
+use crate::prefetch::prefetch;
 
 pub use super::kernel::EntryWeights;
-use super::kernel::{LossSum, PHASE_SHARE, collect_term_gradients, paired_eval};
+use super::kernel::{LossSum, PHASE_SHARE, collect_term_gradients, paired_eval, with_gradient_table};
 
 /// Positions per chunk of the parallel sums.
 pub const CHUNK: usize = 8192;
@@ -29,6 +30,13 @@ pub const CHUNK: usize = 8192;
 /// uses every thread. Fixed, not derived from the batch or the threads, so
 /// the bits stay the same for any thread count.
 pub const LIST_CHUNK: usize = 1024;
+
+/// How many places ahead a pass over a list starts reading a position's
+/// end and target ([`PREFETCH_FAR`]), and its entries ([`PREFETCH_NEAR`],
+/// once the end has arrived).
+const PREFETCH_FAR: usize = 16;
+/// See [`PREFETCH_FAR`].
+const PREFETCH_NEAR: usize = 8;
 
 /// The chunk length of the parallel sums over `selection`.
 fn chunk_len(selection: Selection) -> usize {
@@ -160,7 +168,10 @@ impl Objective {
     /// The sums over one chunk's positions. `by_entry` is the worker's
     /// gradient table, indexed by packed entry: all zeros on entry and on
     /// return (empty when no gradient is wanted).
-    fn chunk_sums(&self, indices: impl Iterator<Item = usize>, weights: &EntryWeights, by_entry: &mut [[f64; 2]]) -> Sums {
+    fn chunk_sums<I>(&self, indices: I, shuffled: bool, weights: &EntryWeights, by_entry: &mut [[f64; 2]]) -> Sums
+    where
+        I: Iterator<Item = usize> + Clone,
+    {
         // Each entry's gradient goes to its own slot, count and all, with
         // no unpacking, conversion or product: the counts multiply the
         // slots once per chunk instead (`collect_term_gradients`). All
@@ -168,7 +179,22 @@ impl Objective {
         let mut slots: Option<&mut [[f64; 2]; ENTRY_SLOTS]> = by_entry.try_into().ok();
         let mut loss = LossSum::default();
         let mut count = 0.0;
+        // Positions in a shuffled order (Adam's batches) are each a wait
+        // for memory; the reads of the positions some places ahead start
+        // early instead: where their entries are, then the entries.
+        let (mut far, mut near) = (indices.clone().skip(PREFETCH_FAR), indices.clone().skip(PREFETCH_NEAR));
         for i in indices {
+            if shuffled {
+                if let Some(j) = far.next() {
+                    self.positions.prefetch_index(j);
+                    if let Some(target) = self.targets.get(j) {
+                        prefetch(target);
+                    }
+                }
+                if let Some(j) = near.next() {
+                    self.positions.prefetch_entries(j);
+                }
+            }
             let entries = self.positions.entries(i);
             let phase = self.positions.phase(i);
             let q = paired_eval(entries, weights, phase);
@@ -204,19 +230,17 @@ impl Objective {
         let partial: Vec<Sums> = self.pool.install(|| {
             (0..n.div_ceil(chunk))
                 .into_par_iter()
-                // One gradient table per worker, left zeroed by every chunk
-                // (so that a chunk's sums do not depend on the worker).
-                .map_init(
-                    || vec![[0.0f64; 2]; if gradient { ENTRY_SLOTS } else { 0 }],
-                    |by_entry, c| {
-                        let range = c * chunk..((c + 1) * chunk).min(n);
-                        match selection {
-                            Selection::All => self.chunk_sums(range, &weights, by_entry),
-                            Selection::Mask(mask) => self.chunk_sums(range.filter(|&i| mask[i]), &weights, by_entry),
-                            Selection::List(list) => self.chunk_sums(list[range].iter().map(|&i| i as usize), &weights, by_entry),
-                        }
-                    },
-                )
+                .map(|c| {
+                    let range = c * chunk..((c + 1) * chunk).min(n);
+                    let run = |by_entry: &mut [[f64; 2]]| match selection {
+                        Selection::All => self.chunk_sums(range.clone(), false, &weights, by_entry),
+                        Selection::Mask(mask) => self.chunk_sums(range.clone().filter(|&i| mask[i]), false, &weights, by_entry),
+                        Selection::List(list) => self.chunk_sums(list[range.clone()].iter().map(|&i| i as usize), true, &weights, by_entry),
+                    };
+                    // The worker's own table, left zeroed by every chunk (so
+                    // that a chunk's sums do not depend on the worker).
+                    if gradient { with_gradient_table(run) } else { run(&mut []) }
+                })
                 .collect()
         });
         // Chunk sums in chunk order: the same bits for any thread count.
