@@ -76,7 +76,7 @@
 //! presets
 //! dataset weights
 //! atomic features fen plural stats
-//! json
+//! json prefetch
 //! ```
 //!
 //! [`atomic`] stands low (only [`json`] is below it) and still tells an
