@@ -64,7 +64,7 @@ pub fn standard_errors(objective: &Objective, train: Option<&[bool]>, w: &[f64],
     let selected = |i: usize| train.is_none_or(|m| m[i]);
     let pair_work: f64 = (0..positions.len()).filter(|&i| selected(i)).map(|i| (positions.entries(i).len() as f64).powi(2)).sum();
     let step = (pair_work / PAIR_BUDGET).ceil().max(1.0) as usize;
-    let weights = objective.term_weights(w);
+    let weights = objective.entry_weights(w);
     let c = objective.c;
     let n = positions.len();
     let per_block = n.div_ceil(BLOCKS);

@@ -397,7 +397,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
     let (k, k_fitted) = match config.k {
         ScaleK::Fixed(k) => (k, false),
         ScaleK::Auto => {
-            let weights = objective.term_weights(&config.start);
+            let weights = objective.entry_weights(&config.start);
             let selected: Vec<usize> = (0..n).filter(|&i| train[i]).collect();
             let q: Vec<f64> = selected.iter().map(|&i| objective.eval(i, &weights)).collect();
             let t: Vec<f64> = selected.iter().map(|&i| f64::from(objective.targets[i])).collect();
@@ -425,7 +425,7 @@ pub fn tune(positions: Arc<Positions>, config: &TuneConfig, progress: Arc<dyn Fn
         label_k = Some((lk, fitted));
         label_k_own = own;
         if !labelled.is_empty() {
-            let weights = objective.term_weights(&config.start);
+            let weights = objective.entry_weights(&config.start);
             let start_q: Vec<f64> = labelled.iter().map(|&i| objective.eval(i, &weights)).collect();
             agreement = Some(LabelAgreement {
                 positions: labelled.len(),
@@ -603,7 +603,7 @@ pub fn evaluate(positions: Arc<Positions>, w: &[f64], k: Option<f64>, threads: u
         c: 1.0,
         pool,
     };
-    let weights = objective.term_weights(w);
+    let weights = objective.entry_weights(w);
     let q: Vec<f64> = (0..positions.len()).map(|i| objective.eval(i, &weights)).collect();
     let t: Vec<f64> = objective.targets.iter().map(|&t| f64::from(t)).collect();
     // Positions that stand for several rows (merged counts) count as many.

@@ -133,12 +133,12 @@ impl Objective {
         self.term_columns.len()
     }
 
-    /// The weights in the form the pass reads them: by packed entry.
-    pub fn term_weights(&self, w: &[f64]) -> EntryWeights {
+    /// Column weights `w` in the form the pass reads them: by packed entry.
+    pub fn entry_weights(&self, w: &[f64]) -> EntryWeights {
         EntryWeights::new(self.term_columns.iter().map(|&(m, e)| [w[m as usize], w[e as usize]]))
     }
 
-    /// The evaluation `w·x` of position `i` in centipawns, from term weights.
+    /// The evaluation `w·x` of position `i` in centipawns, from weights by entry.
     #[inline]
     pub fn eval(&self, i: usize, weights: &EntryWeights) -> f64 {
         paired_eval(self.positions.entries(i), weights, self.positions.phase(i))
@@ -221,7 +221,7 @@ impl Objective {
 
     /// Loss and (optionally) gradient sums over `selection` at column weights `w`.
     pub fn sums(&self, selection: Selection, w: &[f64], gradient: bool) -> Sums {
-        let weights = self.term_weights(w);
+        let weights = self.entry_weights(w);
         let n = match selection {
             Selection::List(list) => list.len(),
             _ => self.positions.len(),
@@ -254,7 +254,7 @@ impl Objective {
     /// The diagonal of the mean Fisher information `Σ σ(1−σ) c² x_j² / n`
     /// over `selection` at weights `w`, per column (for preconditioning).
     pub fn information_diagonal(&self, selection: Selection, w: &[f64]) -> Vec<f64> {
-        let weights = self.term_weights(w);
+        let weights = self.entry_weights(w);
         let terms = self.terms();
         let n = match selection {
             Selection::List(list) => list.len(),
@@ -378,7 +378,7 @@ mod tests {
             pool: Arc::new(pool(1)),
         };
         let w: Vec<f64> = (0..objective.positions.layout().len()).map(|j| 37.25 * j as f64 - 101.5 + 1.0 / (j as f64 + 3.0)).collect();
-        let paired = objective.term_weights(&w);
+        let paired = objective.entry_weights(&w);
         let terms = objective.terms();
         let (wm, we): (Vec<f64>, Vec<f64>) = (0..terms).map(|t| (paired.term(t)[0], paired.term(t)[1])).unzip();
         for i in 0..objective.positions.len() {
