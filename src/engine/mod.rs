@@ -61,7 +61,7 @@ use ordering::{ContinuationHistory, History, Killers, MoveBuffers};
 use params::{MATE, MATE_BOUND, MAX_DEPTH};
 use pv::PvTable;
 use search::{Reductions, Searcher};
-use tt::TranspositionTable;
+use tt::{PackedMove, TranspositionTable};
 
 /// A search score from the side to move's point of view.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -252,6 +252,7 @@ impl Engine {
             path,
             moved: [None; params::MAX_PLY + 1],
             static_evals: [params::INFINITY; params::MAX_PLY + 1],
+            excluded: [PackedMove::NONE; params::MAX_PLY + 1],
             pv: &mut self.pv,
             nodes: 0,
             seldepth: 0,
@@ -295,6 +296,7 @@ impl Engine {
             path: vec![root.hash()],
             moved: [None; params::MAX_PLY + 1],
             static_evals: [params::INFINITY; params::MAX_PLY + 1],
+            excluded: [PackedMove::NONE; params::MAX_PLY + 1],
             pv: &mut self.pv,
             nodes: 0,
             seldepth: 0,

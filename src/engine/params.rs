@@ -93,6 +93,14 @@ pub const SEE_QUIET_MARGIN: i32 = 60;
 /// See [`SEE_PRUNING_MAX_DEPTH`].
 pub const SEE_NOISY_MARGIN: i32 = 20;
 
+/// Singular extensions need at least this depth...
+pub const SINGULAR_MIN_DEPTH: i32 = 6;
+/// ...and a table entry searched at most this many plies shallower.
+pub const SINGULAR_TT_DEPTH_MARGIN: i32 = 3;
+/// The table move is singular when every other move fails low against
+/// its score less this many centipawns per ply of depth.
+pub const SINGULAR_MARGIN: i32 = 2;
+
 /// Quiescence delta pruning: a capture is skipped when even winning the
 /// captured piece plus this margin cannot lift the score to alpha.
 pub const DELTA_MARGIN: i32 = 200;

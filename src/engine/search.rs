@@ -76,6 +76,9 @@ pub(super) struct Searcher<'a> {
     /// The static evaluation at each ply of the current line (`-INFINITY`
     /// in check), for the improving heuristic.
     pub static_evals: [i32; MAX_PLY + 1],
+    /// The move a singular-extension search at each ply leaves out
+    /// (`PackedMove::NONE` outside such searches).
+    pub excluded: [PackedMove; MAX_PLY + 1],
     /// Index of the root's hash in `path`.
     pub root_index: usize,
     pub pv: &'a mut PvTable,
@@ -303,9 +306,14 @@ impl Searcher<'_> {
             }
         }
 
+        // A singular-extension search of this node without its table move:
+        // the table's entry is about the whole node, so it neither cuts
+        // this search off nor is overwritten by it.
+        let excluded = self.excluded[ply];
         let hit = self.tt.probe(pos.hash(), ply);
         let tt_move = hit.map_or(PackedMove::NONE, |h| h.best);
         if let Some(hit) = hit
+            && excluded.is_none()
             && !pv_node
             && hit.depth >= depth
             && match hit.bound {
@@ -327,7 +335,7 @@ impl Searcher<'_> {
             earlier.is_none_or(|e| static_eval > e)
         };
 
-        if !pv_node && !in_check && beta.abs() < MATE_BOUND {
+        if !pv_node && !in_check && excluded.is_none() && beta.abs() < MATE_BOUND {
             // Reverse futility pruning: far enough above beta that a quiet
             // move will not bring the score back below it.
             if depth <= RFP_MAX_DEPTH && static_eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta {
@@ -363,6 +371,36 @@ impl Searcher<'_> {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
 
+        // Singular extension: when the table says the table move is good
+        // (a lower bound from nearly this depth) and a reduced search
+        // without it finds every other move clearly worse, the table move
+        // is the only one that holds and is searched a ply deeper. When
+        // even the alternatives beat beta, the node fails high without
+        // searching the table move at all (multi-cut).
+        let mut singular_extension = 0;
+        if let Some(hit) = hit
+            && !root
+            && excluded.is_none()
+            && depth >= SINGULAR_MIN_DEPTH
+            && hit.depth >= depth - SINGULAR_TT_DEPTH_MARGIN
+            && hit.bound != Bound::Upper
+            && hit.score.abs() < MATE_BOUND
+            && moves.iter().any(|&m| PackedMove::new(m) == tt_move)
+        {
+            let singular_beta = hit.score - SINGULAR_MARGIN * depth;
+            self.excluded[ply] = tt_move;
+            let score = self.negamax(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply, false);
+            self.excluded[ply] = PackedMove::NONE;
+            if self.stopped {
+                return 0;
+            }
+            if score < singular_beta {
+                singular_extension = 1;
+            } else if singular_beta >= beta {
+                return singular_beta;
+            }
+        }
+
         let side = chess.turn();
         // The moves one and two plies back, whose continuation histories
         // score this node's quiet moves.
@@ -389,6 +427,9 @@ impl Searcher<'_> {
             let Some(m) = picker.next(self.buffers, &context) else { break };
             let quiet = !is_noisy(m);
             let packed = PackedMove::new(m);
+            if packed == excluded {
+                continue;
+            }
             let piece_to = PieceTo::new(side, m);
             let history_score = if quiet { context.quiet_score(m) } else { 0 };
             if !root && quiet && best_score > -MATE_BOUND {
@@ -417,7 +458,7 @@ impl Searcher<'_> {
             self.path.push(child.hash());
             self.moved[ply] = Some(piece_to);
             searched += 1;
-            let new_depth = depth - 1;
+            let new_depth = depth - 1 + if packed == tt_move { singular_extension } else { 0 };
             let mut score;
             if searched == 1 {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true);
@@ -471,6 +512,10 @@ impl Searcher<'_> {
             }
         }
 
+        if !excluded.is_none() {
+            // Only the table move was legal: the alternatives "fail low".
+            return if best_score == -INFINITY { alpha } else { best_score };
+        }
         let bound = Bound::of_search(best_score, original_alpha, alpha, beta);
         let best_packed = best_move.map_or(PackedMove::NONE, PackedMove::new);
         self.tt.store(pos.hash(), ply, best_packed, best_score, static_eval, depth, bound);
