@@ -8,7 +8,7 @@
 //! inside the tree; mate scores count plies from the root so that shorter
 //! mates score higher.
 //!
-//! Selectivity: check extension; reverse futility, null-move, futility and
+//! Selectivity: check and singular extensions (with multi-cut); reverse futility, null-move, futility and
 //! late-move pruning and late-move reductions at non-PV nodes; in
 //! quiescence, delta pruning and skipping captures that lose material by
 //! SEE.
