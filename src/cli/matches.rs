@@ -242,7 +242,8 @@ pub struct MatchCommand {
     /// Stop when the SPRT decides, e.g. 'elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized' (two engines only).
     #[arg(long, value_name = "BOUNDS")]
     pub sprt: Option<SprtConfig>,
-    /// Continue an interrupted match from its state file (all other options come from the state).
+    /// Continue an interrupted match from its state file (all other options come from the state; a timed match keeps its
+    /// number of games at a time unless -j is given).
     #[arg(long, value_name = "STATE", conflicts_with_all = ["engines", "games", "pairs", "sprt"])]
     pub resume: Option<PathBuf>,
     /// Play only shard K of N: the game pairs whose index (from 0) is K modulo N, as they are in the whole match (needs --nodes
@@ -332,7 +333,7 @@ pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
     let threads = args.run.threads()?;
     let progress = Progress::new(0, args.run.quiet, args.run.report_every);
     announce(matches!(&start, MatchStart::New { .. }).then(|| args.run.files()).as_ref(), &args.run, &progress);
-    let outcome = run_match(start, &Execution { threads, progress: &progress });
+    let outcome = run_match(start, &Execution { threads, threads_chosen: args.run.concurrency != 0, progress: &progress });
     progress.finish();
     let report = outcome.map_err(with_hint)?;
     let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { report.to_string() };
@@ -421,7 +422,7 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
     let threads = args.run.threads()?;
     let progress = Progress::new(0, args.run.quiet, args.run.report_every);
     announce(matches!(&start, VerifyStart::New(_)).then(|| args.run.files()).as_ref(), &args.run, &progress);
-    let outcome = verify(start, &Execution { threads, progress: &progress });
+    let outcome = verify(start, &Execution { threads, threads_chosen: args.run.concurrency != 0, progress: &progress });
     progress.finish();
     let verdict = outcome.map_err(with_hint)?;
     let text =
@@ -502,7 +503,7 @@ pub(super) fn run_selfplay_command(args: SelfplayCommand) -> Result<()> {
     let start = args.start()?;
     let threads = threads(args.concurrency, args.force)?;
     let progress = Progress::new(0, args.quiet, args.report_every);
-    let outcome = run_selfplay(start, &Execution { threads, progress: &progress });
+    let outcome = run_selfplay(start, &Execution { threads, threads_chosen: args.concurrency != 0, progress: &progress });
     progress.finish();
     let report = outcome.map_err(with_hint)?;
     if !args.quiet {

@@ -36,6 +36,6 @@ pub fn prove(candidate: &Weights, baseline: &Weights, config: &ProveConfig, prog
         MatchConfig { sprt: Some(config.sprt), ..MatchConfig::new(RunKind::Verify, engines, config.pairs, MoveLimits::nodes(config.nodes)) };
     verify(
         VerifyStart::New(Box::new(VerifyConfig { config: match_config, files: RunFiles::default() })),
-        &Execution { threads: config.threads, progress },
+        &Execution { threads: config.threads, threads_chosen: true, progress },
     )
 }

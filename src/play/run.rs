@@ -306,8 +306,35 @@ pub fn status_line(state: &MatchState) -> String {
 pub struct Execution<'a> {
     /// Games played at once.
     pub threads: usize,
+    /// True when the user chose `threads`; false for the default (one game
+    /// per core), which a resumed timed match replaces with the number it
+    /// was played with.
+    pub threads_chosen: bool,
     /// Hears every committed game and the run's notes.
     pub progress: &'a dyn MatchProgress,
+}
+
+/// The games played at once: as `execution` says, except that a timed
+/// match resumed without a choice goes on as it was played (its games
+/// depend on how many share the machine), and says so; a chosen number that
+/// differs from the earlier one is kept, with a note that conditions change.
+fn resumed_threads(state: &MatchState, fresh: bool, execution: &Execution<'_>) -> usize {
+    let threads = execution.threads;
+    let Some(before) = state.concurrency.filter(|&before| !fresh && before != threads && !state.config.is_deterministic()) else {
+        return threads;
+    };
+    let games = |n: usize| if n == 1 { "1 game".to_string() } else { format!("{n} games") };
+    if execution.threads_chosen {
+        execution.progress.note(&format!(
+            "this timed match was played {} at a time and now goes on with {} at a time: its games' conditions change",
+            games(before),
+            games(threads)
+        ));
+        threads
+    } else {
+        execution.progress.note(&format!("this timed match goes on {} at a time, as it was played (-j changes it)", games(before)));
+        before
+    }
 }
 
 /// Plays a match (new or resumed) and reports it.
@@ -324,8 +351,11 @@ pub fn run_match(start: MatchStart, execution: &Execution<'_>) -> Result<MatchRe
             (state, prepared, false)
         }
     };
+    let mut state = state;
+    let threads = resumed_threads(&state, fresh, execution);
+    state.concurrency = Some(threads);
     let games = state.config.pgn_out.clone();
-    let (state, timing) = match play_match(state, files.state.as_deref(), fresh, execution.threads, execution.progress) {
+    let (state, timing) = match play_match(state, files.state.as_deref(), fresh, threads, execution.progress) {
         Ok(done) => done,
         Err(e) => {
             // A new run that failed before its first game (an engine that

@@ -72,6 +72,12 @@ pub struct MatchState {
     pub in_progress: BTreeMap<u64, InProgress>,
     /// Games played beyond the end of the match (cut off by the SPRT) are not counted.
     pub cutoff: u64,
+    /// Games played at once when the state was last written. A timed match
+    /// resumed without `-j` keeps it: with time limits the games depend on
+    /// how many share the machine. `None` in states written before it was
+    /// kept.
+    #[serde(default)]
+    pub concurrency: Option<usize>,
     /// Why the match stopped, once it has.
     pub stopped: Option<StopReason>,
 }
@@ -185,6 +191,7 @@ impl MatchState {
             finished: BTreeMap::new(),
             in_progress: BTreeMap::new(),
             cutoff,
+            concurrency: None,
             stopped: None,
         }
     }

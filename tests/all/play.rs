@@ -216,6 +216,56 @@ fn a_match_killed_at_any_moment_resumes_to_the_same_games() {
     assert_eq!(std::fs::read_to_string(&full).unwrap().matches("[Event ").count(), 16);
 }
 
+/// A timed match depends on how many games share the machine: resumed
+/// without `-j` it goes on as it was played (and says so); with a `-j` of
+/// its own it goes on as asked, with a warning. (A resume once took the
+/// default of one game per core, which halved a two-thread engine's
+/// machine in the middle of an SMP test.)
+#[test]
+fn a_timed_match_resumes_at_the_concurrency_it_was_played_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("timed.pgn");
+    let state = format!("{}.state.json", pgn.display());
+    let bin = assert_cmd::cargo::cargo_bin("pgntune");
+    let saved = || std::fs::read_to_string(&state).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let committed = || saved().and_then(|v| v["committed"].as_u64()).unwrap_or(0);
+    let mut child = std::process::Command::new(&bin)
+        .args(["match", "-q", "-j", "1", "--pairs", "50", "--movetime", "5", "--maxmoves", "8", "--pgn-out"])
+        .arg(&pgn)
+        .args(["--engine", "name=classical weights=classical", "--engine", "name=kaissa weights=kaissa"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while committed() < 2 && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(committed() >= 2 && committed() < 100, "{}", committed());
+    assert_eq!(saved().unwrap()["concurrency"], 1);
+    // Resumed with no -j on this machine's cores: one game at a time, as before.
+    let mut resumed = std::process::Command::new(&bin)
+        .args(["match", "-q", "--resume", &state])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let before = committed();
+    while committed() < before + 2 && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    resumed.kill().unwrap();
+    let out = resumed.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning: this timed match goes on 1 game at a time, as it was played (-j changes it)"), "{stderr}");
+    assert_eq!(saved().unwrap()["concurrency"], 1);
+    // A -j of its own is honoured, and the change is named.
+    let out = pgntune().args(["match", "-q", "-j", "2", "--resume", &state]).assert().success().get_output().stderr.clone();
+    let stderr = String::from_utf8_lossy(&out);
+    assert!(stderr.contains("warning: this timed match was played 1 game at a time and now goes on with 2 games at a time"), "{stderr}");
+}
+
 /// A match of a hundred billion games starts playing at once in little
 /// memory, and an interrupt saves its state: the games left are claimed
 /// from a counter, not listed up front (a list took 8 bytes a game and

@@ -13,7 +13,7 @@ impl MatchProgress for Quiet {
 }
 
 fn execution() -> Execution<'static> {
-    Execution { threads: 2, progress: &Quiet }
+    Execution { threads: 2, threads_chosen: true, progress: &Quiet }
 }
 
 fn presets(a: &str, b: &str) -> Vec<EngineSpec> {
