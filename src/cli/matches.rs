@@ -88,6 +88,11 @@ impl RunArgs {
         threads(self.concurrency, self.force)
     }
 
+    /// True when `-j` was given (0, its default, means one game per core).
+    fn threads_chosen(&self) -> bool {
+        self.concurrency != 0
+    }
+
     fn files(&self) -> RunFiles {
         RunFiles { pgn_out: self.pgn_out.clone(), state: self.state.clone(), force: self.force }
     }
@@ -333,7 +338,7 @@ pub(super) fn run_match_command(args: MatchCommand) -> Result<()> {
     let threads = args.run.threads()?;
     let progress = Progress::new(0, args.run.quiet, args.run.report_every);
     announce(matches!(&start, MatchStart::New { .. }).then(|| args.run.files()).as_ref(), &args.run, &progress);
-    let outcome = run_match(start, &Execution { threads, threads_chosen: args.run.concurrency != 0, progress: &progress });
+    let outcome = run_match(start, &Execution { threads, threads_chosen: args.run.threads_chosen(), progress: &progress });
     progress.finish();
     let report = outcome.map_err(with_hint)?;
     let text = if args.run.json { format!("{}\n", serde_json::to_string_pretty(&report.to_json())?) } else { report.to_string() };
@@ -422,7 +427,7 @@ pub(super) fn run_verify(args: VerifyCommand) -> Result<u8> {
     let threads = args.run.threads()?;
     let progress = Progress::new(0, args.run.quiet, args.run.report_every);
     announce(matches!(&start, VerifyStart::New(_)).then(|| args.run.files()).as_ref(), &args.run, &progress);
-    let outcome = verify(start, &Execution { threads, threads_chosen: args.run.concurrency != 0, progress: &progress });
+    let outcome = verify(start, &Execution { threads, threads_chosen: args.run.threads_chosen(), progress: &progress });
     progress.finish();
     let verdict = outcome.map_err(with_hint)?;
     let text =

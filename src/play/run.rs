@@ -323,7 +323,7 @@ fn resumed_threads(state: &MatchState, fresh: bool, execution: &Execution<'_>) -
     let Some(before) = state.concurrency.filter(|&before| !fresh && before != threads && !state.config.is_deterministic()) else {
         return threads;
     };
-    let games = |n: usize| if n == 1 { "1 game".to_string() } else { format!("{n} games") };
+    let games = |n: usize| crate::plural::count(n as u64, "game", "games");
     if execution.threads_chosen {
         execution.progress.note(&format!(
             "this timed match was played {} at a time and now goes on with {} at a time: its games' conditions change",
