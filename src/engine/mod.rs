@@ -1,5 +1,6 @@
-//! pgntune's chess engine: a conventional single-threaded alpha-beta search
-//! over shakmaty positions, evaluating with a weights file.
+//! pgntune's chess engine: a conventional alpha-beta search over shakmaty
+//! positions, evaluating with a weights file; one thread by default, more
+//! with lazy SMP ([`Engine::set_threads`]).
 //!
 //! The evaluation ([`Evaluator`]) is `scale × Σ weight · x` over the very
 //! feature code that extraction uses; the search (iterative deepening,
@@ -18,7 +19,7 @@
 //! * [`perft`](mod@perft) and [`bench`](mod@bench): correctness and speed checks.
 //!
 //! ```
-//! use std::sync::atomic::AtomicBool;
+//! use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 //! use pgntune::engine::{Engine, Evaluator, Limits};
 //! use pgntune::weights::Weights;
 //! use shakmaty::Chess;
@@ -46,7 +47,7 @@ pub mod see;
 pub mod tt;
 
 use std::fmt;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use shakmaty::{Chess, Move};
@@ -72,6 +73,14 @@ pub enum Score {
     /// Mate in this many moves; negative when the side to move is being
     /// mated, 0 when it is checkmated already.
     Mate(i32),
+}
+
+impl SearchResult {
+    /// The result with the helper threads' nodes counted in.
+    fn with_helper_nodes(mut self, nodes: u64) -> SearchResult {
+        self.nodes += nodes;
+        self
+    }
 }
 
 impl Score {
@@ -143,32 +152,100 @@ pub struct SearchResult {
 #[derive(Debug)]
 pub struct Engine {
     evaluator: Evaluator,
+    tt: TranspositionTable,
+    reductions: Reductions,
+    /// The memory of the thread that reports and decides the move.
+    main: ThreadMemory,
+    /// One per helper thread of a lazy-SMP search (`Threads` − 1); empty by
+    /// default, and then the search is the deterministic one-thread search.
+    helpers: Vec<ThreadMemory>,
+}
+
+/// What each search thread keeps to itself from one search to the next;
+/// only the transposition table is shared.
+#[derive(Debug, Default)]
+struct ThreadMemory {
     eval_cache: EvalCache,
     pawn_king_cache: PawnKingCache,
-    tt: TranspositionTable,
     history: History,
     continuation: ContinuationHistory,
     killers: Killers,
     buffers: MoveBuffers,
-    reductions: Reductions,
     pv: PvTable,
+}
+
+impl ThreadMemory {
+    fn clear(&mut self) {
+        self.eval_cache.clear();
+        self.pawn_king_cache.clear();
+        self.history.clear();
+        self.continuation.clear();
+        self.killers.clear();
+    }
+}
+
+/// The most search threads [`Engine::set_threads`] accepts.
+pub const MAX_THREADS: usize = 64;
+
+/// The stack of a helper thread: the search recurses once per ply (see
+/// [`Engine::search`]); the memory is only reserved, not touched.
+const HELPER_STACK_BYTES: usize = 64 << 20;
+
+/// The borrowed state one thread's [`Searcher`] works with.
+struct Shared<'a> {
+    evaluator: &'a Evaluator,
+    tt: &'a TranspositionTable,
+    reductions: &'a Reductions,
+}
+
+impl<'a> Shared<'a> {
+    fn searcher(
+        &self,
+        memory: &'a mut ThreadMemory,
+        clock: &'a Clock,
+        stop: &'a AtomicBool,
+        path: Vec<u64>,
+        searchmoves: &'a [Move],
+    ) -> Searcher<'a> {
+        Searcher {
+            evaluator: self.evaluator,
+            eval_cache: &mut memory.eval_cache,
+            pawn_king_cache: &mut memory.pawn_king_cache,
+            tt: self.tt,
+            history: &mut memory.history,
+            continuation: &mut memory.continuation,
+            killers: &mut memory.killers,
+            buffers: &mut memory.buffers,
+            reductions: self.reductions,
+            clock,
+            stop,
+            root_index: path.len() - 1,
+            path,
+            moved: [None; params::MAX_PLY + 1],
+            static_evals: [params::INFINITY; params::MAX_PLY + 1],
+            excluded: [PackedMove::NONE; params::MAX_PLY + 1],
+            pv: &mut memory.pv,
+            nodes: 0,
+            publish_nodes: None,
+            helper_nodes: None,
+            seldepth: 0,
+            stopped: false,
+            root_best: None,
+            searchmoves,
+        }
+    }
 }
 
 impl Engine {
     /// An engine evaluating with `evaluator`, with a `hash_mb` megabyte
-    /// transposition table.
+    /// transposition table, searching on one thread.
     pub fn new(evaluator: Evaluator, hash_mb: usize) -> Engine {
         Engine {
             evaluator,
-            eval_cache: EvalCache::default(),
-            pawn_king_cache: PawnKingCache::default(),
             tt: TranspositionTable::new(hash_mb),
-            history: History::default(),
-            continuation: ContinuationHistory::default(),
-            killers: Killers::default(),
-            buffers: MoveBuffers::default(),
             reductions: Reductions::default(),
-            pv: PvTable::default(),
+            main: ThreadMemory::default(),
+            helpers: Vec::new(),
         }
     }
 
@@ -182,6 +259,20 @@ impl Engine {
     /// Resizes the transposition table (its contents are lost).
     pub fn set_hash(&mut self, hash_mb: usize) {
         self.tt.resize(hash_mb);
+    }
+
+    /// Searches with `threads` threads (clamped to 1..=[`MAX_THREADS`])
+    /// from now on: lazy SMP, every thread searching the same root and
+    /// sharing the transposition table, the first one deciding. More than
+    /// one thread makes searches depend on the threads' timing, so matches
+    /// and extraction keep to one.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.helpers.resize_with(threads.clamp(1, MAX_THREADS) - 1, ThreadMemory::default);
+    }
+
+    /// The number of search threads.
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
     }
 
     /// Evaluates with `evaluator` from now on. Stored search results were
@@ -200,11 +291,8 @@ impl Engine {
     /// killers, history), so that the next search is reproducible.
     pub fn new_game(&mut self) {
         self.tt.clear();
-        self.eval_cache.clear();
-        self.pawn_king_cache.clear();
-        self.history.clear();
-        self.continuation.clear();
-        self.killers.clear();
+        self.main.clear();
+        self.helpers.iter_mut().for_each(ThreadMemory::clear);
     }
 
     /// Searches `root` within `limits` until done or `stop` is raised, and
@@ -213,13 +301,17 @@ impl Engine {
     /// oldest first, for repetition detection. `on_info` hears about every
     /// completed iteration.
     ///
-    /// With only depth and node limits the search is deterministic: the
-    /// same root, history and engine state give the same result.
+    /// With only depth and node limits and one thread the search is
+    /// deterministic: the same root, history and engine state give the
+    /// same result. With more threads ([`Engine::set_threads`]) the
+    /// helpers search until the first thread finishes; the limits, the
+    /// reports and the move are the first thread's, the node counts all
+    /// threads'.
     ///
     /// The search recurses once per ply, up to [`params::MAX_PLY`] plies,
     /// with a few KB of stack per ply in release builds (far more in debug
     /// builds): threads that search should have a few MB of stack (the UCI
-    /// front end gives its search thread 64 MB).
+    /// front end gives its search thread 64 MB; helpers get as much).
     pub fn search(
         &mut self,
         root: &Chess,
@@ -230,37 +322,46 @@ impl Engine {
     ) -> SearchResult {
         let clock = Clock::start(limits);
         self.tt.new_search();
-        self.killers.clear();
+        self.main.killers.clear();
         let root = HashedPosition::new(root.clone());
         let mut path = Vec::with_capacity(history.len() + params::MAX_PLY + 1);
         path.extend_from_slice(history);
         path.push(root.hash());
-        let max_depth = if limits.infinite { MAX_DEPTH } else { limits.depth.unwrap_or(MAX_DEPTH) };
-        let mut searcher = Searcher {
-            evaluator: &self.evaluator,
-            eval_cache: &mut self.eval_cache,
-            pawn_king_cache: &mut self.pawn_king_cache,
-            tt: &mut self.tt,
-            history: &mut self.history,
-            continuation: &mut self.continuation,
-            killers: &mut self.killers,
-            buffers: &mut self.buffers,
-            reductions: &self.reductions,
-            clock: &clock,
-            stop,
-            root_index: path.len() - 1,
-            path,
-            moved: [None; params::MAX_PLY + 1],
-            static_evals: [params::INFINITY; params::MAX_PLY + 1],
-            excluded: [PackedMove::NONE; params::MAX_PLY + 1],
-            pv: &mut self.pv,
-            nodes: 0,
-            seldepth: 0,
-            stopped: false,
-            root_best: None,
-            searchmoves: &limits.searchmoves,
-        };
-        searcher.iterate(&root, max_depth.max(1), on_info)
+        let max_depth = if limits.infinite { MAX_DEPTH } else { limits.depth.unwrap_or(MAX_DEPTH) }.max(1);
+        let shared = Shared { evaluator: &self.evaluator, tt: &self.tt, reductions: &self.reductions };
+        if self.helpers.is_empty() {
+            return shared.searcher(&mut self.main, &clock, stop, path, &limits.searchmoves).iterate(&root, max_depth, on_info);
+        }
+
+        // Lazy SMP: the helpers search the same root with no limit of
+        // their own until the first thread is done; what they find reaches
+        // it through the table.
+        let helpers_stop = AtomicBool::new(false);
+        let helper_nodes = AtomicU64::new(0);
+        let unlimited = Clock::start(&Limits::default());
+        std::thread::scope(|scope| {
+            for memory in &mut self.helpers {
+                memory.killers.clear();
+                let (shared, root, path) = (&shared, &root, path.clone());
+                let (unlimited, helpers_stop, helper_nodes) = (&unlimited, &helpers_stop, &helper_nodes);
+                let helper = move || {
+                    let mut searcher = shared.searcher(memory, unlimited, helpers_stop, path, &limits.searchmoves);
+                    searcher.publish_nodes = Some(helper_nodes);
+                    searcher.iterate(root, MAX_DEPTH, &mut |_| {});
+                    helper_nodes.fetch_add(searcher.nodes % params::CHECK_INTERVAL, Ordering::Relaxed);
+                };
+                // A thread the system refuses is a helper fewer, not an error.
+                if std::thread::Builder::new().stack_size(HELPER_STACK_BYTES).spawn_scoped(scope, helper).is_err() {
+                    break;
+                }
+            }
+            let mut searcher = shared.searcher(&mut self.main, &clock, stop, path, &limits.searchmoves);
+            searcher.helper_nodes = Some(&helper_nodes);
+            let result = searcher.iterate(&root, max_depth, on_info);
+            helpers_stop.store(true, Ordering::Relaxed);
+            result
+        })
+        .with_helper_nodes(helper_nodes.into_inner())
     }
 
     /// The end of the quiescence search's principal variation from `pos`:
@@ -270,7 +371,8 @@ impl Engine {
     ///
     /// The transposition table is cleared first, so the answer depends on
     /// `pos` alone (extraction's output must not depend on which positions
-    /// a worker thread happened to search before).
+    /// a worker thread happened to search before). One thread, whatever
+    /// [`Engine::set_threads`] says.
     pub fn quiescence_leaf(&mut self, pos: &Chess) -> Option<(Chess, i32, Vec<Move>)> {
         use shakmaty::Position;
         if pos.is_check() {
@@ -280,30 +382,8 @@ impl Engine {
         let clock = Clock::start(&Limits::default());
         let stop = AtomicBool::new(false);
         let root = HashedPosition::new(pos.clone());
-        let mut searcher = Searcher {
-            evaluator: &self.evaluator,
-            eval_cache: &mut self.eval_cache,
-            pawn_king_cache: &mut self.pawn_king_cache,
-            tt: &mut self.tt,
-            history: &mut self.history,
-            continuation: &mut self.continuation,
-            killers: &mut self.killers,
-            buffers: &mut self.buffers,
-            reductions: &self.reductions,
-            clock: &clock,
-            stop: &stop,
-            root_index: 0,
-            path: vec![root.hash()],
-            moved: [None; params::MAX_PLY + 1],
-            static_evals: [params::INFINITY; params::MAX_PLY + 1],
-            excluded: [PackedMove::NONE; params::MAX_PLY + 1],
-            pv: &mut self.pv,
-            nodes: 0,
-            seldepth: 0,
-            stopped: false,
-            root_best: None,
-            searchmoves: &[],
-        };
+        let shared = Shared { evaluator: &self.evaluator, tt: &self.tt, reductions: &self.reductions };
+        let mut searcher = shared.searcher(&mut self.main, &clock, &stop, vec![root.hash()], &[]);
         let (score, line) = searcher.quiescence_root(&root);
         if score.abs() >= params::MATE_BOUND {
             return None;

@@ -13,7 +13,7 @@
 //! quiescence, delta pruning and skipping captures that lose material by
 //! SEE.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use shakmaty::{Move, MoveList, Position, Role};
@@ -59,7 +59,7 @@ pub(super) struct Searcher<'a> {
     pub evaluator: &'a Evaluator,
     pub eval_cache: &'a mut EvalCache,
     pub pawn_king_cache: &'a mut PawnKingCache,
-    pub tt: &'a mut TranspositionTable,
+    pub tt: &'a TranspositionTable,
     pub history: &'a mut History,
     pub continuation: &'a mut ContinuationHistory,
     pub killers: &'a mut Killers,
@@ -83,6 +83,11 @@ pub(super) struct Searcher<'a> {
     pub root_index: usize,
     pub pv: &'a mut PvTable,
     pub nodes: u64,
+    /// A helper thread of a lazy-SMP search adds its nodes here, a
+    /// [`CHECK_INTERVAL`] at a time...
+    pub publish_nodes: Option<&'a AtomicU64>,
+    /// ...and the main thread counts them in its reports.
+    pub helper_nodes: Option<&'a AtomicU64>,
     pub seldepth: usize,
     pub stopped: bool,
     /// The best root move of the current iteration, once one has been
@@ -209,14 +214,20 @@ impl Searcher<'_> {
         }
     }
 
+    /// This thread's nodes and, in the main thread of a lazy-SMP search,
+    /// those the helpers have reported so far.
+    fn all_nodes(&self) -> u64 {
+        self.nodes + self.helper_nodes.map_or(0, |n| n.load(Ordering::Relaxed))
+    }
+
     fn info(&self, done: &Iteration) -> SearchInfo {
         let time = self.clock.elapsed();
         SearchInfo {
             depth: done.depth,
             seldepth: self.seldepth as u32,
             score: Score::from_internal(done.score),
-            nodes: self.nodes,
-            nps: nodes_per_second(self.nodes, time),
+            nodes: self.all_nodes(),
+            nps: nodes_per_second(self.all_nodes(), time),
             time,
             hashfull: self.tt.hashfull(),
             pv: done.pv.clone(),
@@ -261,6 +272,11 @@ impl Searcher<'_> {
             return false;
         }
         self.nodes += 1;
+        if let Some(shared) = self.publish_nodes
+            && self.nodes.is_multiple_of(CHECK_INTERVAL)
+        {
+            shared.fetch_add(CHECK_INTERVAL, Ordering::Relaxed);
+        }
         self.seldepth = self.seldepth.max(ply);
         if self.clock.must_stop(self.nodes, self.stop) {
             self.stopped = true;

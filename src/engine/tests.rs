@@ -162,6 +162,58 @@ fn fixed_node_searches_are_deterministic() {
 }
 
 #[test]
+fn helper_threads_search_too_and_count_their_nodes() {
+    let root = pos("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 8");
+    let mut engine = engine();
+    engine.set_threads(3);
+    assert_eq!(engine.threads(), 3);
+    // The node limit is the main thread's, honoured exactly; the helpers'
+    // nodes come on top of it (each searches at least until its first
+    // look at the stop flag).
+    let result = search(&mut engine, &root, &[], Limits::nodes(60_000));
+    assert!(result.nodes > 60_000, "{}", result.nodes);
+    assert!(root.is_legal(result.best.unwrap()));
+    // One thread again: the deterministic search of a fresh engine.
+    engine.set_threads(1);
+    engine.new_game();
+    let again = search(&mut engine, &root, &[], Limits::nodes(60_000));
+    let fresh = search(&mut super::tests::engine(), &root, &[], Limits::nodes(60_000));
+    assert_eq!((again.best, again.score, again.nodes, &again.pv), (fresh.best, fresh.score, fresh.nodes, &fresh.pv));
+    assert_eq!(again.nodes, 60_000);
+    assert_eq!(engine.threads(), 1);
+    engine.set_threads(0);
+    assert_eq!(engine.threads(), 1, "at least one thread");
+    engine.set_threads(10_000);
+    assert_eq!(engine.threads(), MAX_THREADS);
+}
+
+#[test]
+fn threads_find_mates_and_end_on_stop() {
+    let mut engine = engine();
+    engine.set_threads(2);
+    let root = pos("7k/8/8/8/8/8/R7/1R5K w - - 0 1");
+    let result = search(&mut engine, &root, &[], Limits::depth(6));
+    assert_eq!(result.score, Score::Mate(2));
+    // An endless search with helpers ends when the flag is raised.
+    let stop = AtomicBool::new(false);
+    let limits = Limits { infinite: true, ..Limits::default() };
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn_scoped(scope, || engine.search(&Chess::default(), &[], &limits, &stop, &mut |_| {}))
+            .unwrap()
+            .join()
+            .unwrap()
+    });
+    assert!(Chess::default().is_legal(result.best.unwrap()));
+    assert!(result.depth >= 1);
+}
+
+#[test]
 fn fixed_depth_searches_are_deterministic() {
     let root = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     let a = search(&mut engine(), &root, &[], Limits::depth(6));

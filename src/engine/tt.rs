@@ -6,7 +6,10 @@
 //! the full hash stored for verification. An entry is replaced when it
 //! comes from an older search, describes another position, or was searched
 //! less deeply than the new result (plus a small slack so that fresh results
-//! win).
+//! win). Several search threads share one table without locks (see
+//! `Slot`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use shakmaty::{Move, Role, Square};
 
@@ -100,7 +103,8 @@ pub struct Hit {
     pub bound: Bound,
 }
 
-#[derive(Copy, Clone, Debug, Default)]
+/// One slot as the search reads and writes it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct Entry {
     key: u64,
     best: PackedMove,
@@ -111,31 +115,83 @@ struct Entry {
     flags: u8,
 }
 
-/// The transposition table.
+impl Entry {
+    /// Everything but the key in one word.
+    #[inline]
+    fn data(self) -> u64 {
+        u64::from(self.best.0)
+            | (u64::from(self.score as u16) << 16)
+            | (u64::from(self.eval as u16) << 32)
+            | (u64::from(self.depth) << 48)
+            | (u64::from(self.flags) << 56)
+    }
+
+    #[inline]
+    fn from_words(key: u64, data: u64) -> Entry {
+        Entry {
+            key,
+            best: PackedMove(data as u16),
+            score: (data >> 16) as u16 as i16,
+            eval: (data >> 32) as u16 as i16,
+            depth: (data >> 48) as u8,
+            flags: (data >> 56) as u8,
+        }
+    }
+}
+
+/// A slot in memory: two words that several search threads (lazy SMP)
+/// read and write without locks. The first word is the key XOR the data,
+/// so a slot torn by two threads writing at once (one's key, the other's
+/// data) fails the key check and reads as another position's entry,
+/// instead of handing one position another's move and score. Relaxed
+/// atomics compile to the plain loads and stores of a one-thread table.
+#[derive(Debug, Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    #[inline]
+    fn load(&self) -> Entry {
+        let data = self.data.load(Ordering::Relaxed);
+        Entry::from_words(self.check.load(Ordering::Relaxed) ^ data, data)
+    }
+
+    #[inline]
+    fn save(&self, entry: Entry) {
+        let data = entry.data();
+        self.check.store(entry.key ^ data, Ordering::Relaxed);
+        self.data.store(data, Ordering::Relaxed);
+    }
+}
+
+/// The transposition table. Probes and stores take `&self`, so that the
+/// threads of one search share it.
 #[derive(Debug)]
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
+    slots: Vec<Slot>,
     generation: u8,
 }
 
-const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 const GENERATIONS: u8 = 64;
 
 impl TranspositionTable {
     /// A table of `mb` megabytes (at least one entry).
     pub fn new(mb: usize) -> TranspositionTable {
         let count = (mb.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
-        TranspositionTable { entries: vec![Entry::default(); count], generation: 0 }
+        TranspositionTable { slots: std::iter::repeat_with(Slot::default).take(count).collect(), generation: 0 }
     }
 
     /// A table of `mb` megabytes, or the allocation's error when that much
     /// memory cannot be had (instead of aborting the process).
     pub fn try_new(mb: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {
         let count = (mb.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
-        let mut entries = Vec::new();
-        entries.try_reserve_exact(count)?;
-        entries.resize(count, Entry::default());
-        Ok(TranspositionTable { entries, generation: 0 })
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(count)?;
+        slots.extend(std::iter::repeat_with(Slot::default).take(count));
+        Ok(TranspositionTable { slots, generation: 0 })
     }
 
     /// Reallocates to `mb` megabytes, dropping all entries.
@@ -145,7 +201,10 @@ impl TranspositionTable {
 
     /// Empties the table.
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        for slot in &mut self.slots {
+            *slot.check.get_mut() = 0;
+            *slot.data.get_mut() = 0;
+        }
         self.generation = 0;
     }
 
@@ -157,17 +216,17 @@ impl TranspositionTable {
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.slots.len()
     }
 
     /// True when the table has no slots (never: it has at least one).
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.slots.is_empty()
     }
 
     #[inline]
-    fn slot(&self, hash: u64) -> usize {
-        ((u128::from(hash) * self.entries.len() as u128) >> 64) as usize
+    fn slot(&self, hash: u64) -> &Slot {
+        &self.slots[((u128::from(hash) * self.slots.len() as u128) >> 64) as usize]
     }
 
     /// Asks the CPU to start loading the slot of `hash`, so that a probe
@@ -175,13 +234,13 @@ impl TranspositionTable {
     /// than the caches, and a probe is otherwise a cache miss).
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        crate::prefetch::prefetch(&self.entries[self.slot(hash)]);
+        crate::prefetch::prefetch(self.slot(hash));
     }
 
     /// Looks up `hash`; mate scores come back relative to `ply`.
     #[inline]
     pub fn probe(&self, hash: u64, ply: usize) -> Option<Hit> {
-        let entry = self.entries[self.slot(hash)];
+        let entry = self.slot(hash).load();
         let bound = match entry.flags & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
@@ -203,10 +262,10 @@ impl TranspositionTable {
     /// Stores a search result for `hash` found at `ply`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn store(&mut self, hash: u64, ply: usize, best: PackedMove, score: i32, eval: i32, depth: i32, bound: Bound) {
+    pub fn store(&self, hash: u64, ply: usize, best: PackedMove, score: i32, eval: i32, depth: i32, bound: Bound) {
         let generation = self.generation;
-        let index = self.slot(hash);
-        let old = self.entries[index];
+        let slot = self.slot(hash);
+        let old = slot.load();
         let old_generation = old.flags >> 2;
         let depth = depth.clamp(0, i32::from(u8::MAX)) as u8;
         let same = old.key == hash && old.flags & 3 != 0;
@@ -219,7 +278,7 @@ impl TranspositionTable {
             Bound::Lower => 2,
             Bound::Upper => 3,
         };
-        self.entries[index] = Entry {
+        slot.save(Entry {
             key: hash,
             // A result without a move keeps the move an earlier search of
             // the same position found.
@@ -228,14 +287,14 @@ impl TranspositionTable {
             eval: eval.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
             depth,
             flags: bound_bits | (generation << 2),
-        };
+        });
     }
 
     /// Permille of a sample of slots filled in the current search (UCI
     /// `hashfull`).
     pub fn hashfull(&self) -> u32 {
-        let sample = self.entries.len().min(1000);
-        let used = self.entries[..sample].iter().filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation).count();
+        let sample = self.slots.len().min(1000);
+        let used = self.slots[..sample].iter().map(Slot::load).filter(|e| e.flags & 3 != 0 && e.flags >> 2 == self.generation).count();
         (used * 1000 / sample.max(1)) as u32
     }
 }
@@ -276,7 +335,7 @@ mod tests {
 
     #[test]
     fn store_and_probe_round_trip_with_mate_distances() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let m = Move::Normal { role: Role::Pawn, from: Square::E7, capture: None, to: Square::E8, promotion: Some(Role::Knight) };
         let packed = PackedMove::new(m);
         assert!(packed.matches(m));
@@ -289,8 +348,22 @@ mod tests {
         // The same position reached at ply 1: mate in 4 plies from the root.
         assert_eq!(tt.probe(0xDEAD_BEEF, 1).unwrap().score, MATE - 4);
         assert!(tt.probe(0xBEEF_DEAD, 5).is_none());
+        let mut tt = tt;
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF, 5).is_none());
+    }
+
+    #[test]
+    fn entries_survive_the_packing_into_words() {
+        let entry = Entry { key: 0x0123_4567_89AB_CDEF, best: PackedMove(0xF123), score: -31_000, eval: -1, depth: 255, flags: 0b1011_1110 };
+        assert_eq!(Entry::from_words(entry.key, entry.data()), entry);
+        let slot = Slot::default();
+        slot.save(entry);
+        assert_eq!(slot.load(), entry);
+        // A torn slot (another entry's data under this key) fails the key check.
+        let other = Entry { score: 5, ..entry };
+        slot.data.store(other.data(), Ordering::Relaxed);
+        assert_ne!(slot.load().key, entry.key);
     }
 
     #[test]

@@ -254,6 +254,7 @@ impl<'a, W: Write + Send> Session<'a, W> {
         let mut options = self.options.clone();
         match options.set(name, value)? {
             OptionChange::Hash => self.engine_mut().set_hash(options.hash_mb),
+            OptionChange::Threads => self.engine_mut().set_threads(options.threads),
             OptionChange::Weights => {
                 let weights = Weights::resolve(&options.weights)?;
                 let evaluator = Evaluator::new(&weights)?;

@@ -175,6 +175,9 @@ fn parse_fen(text: &str) -> Result<Chess, SessionError> {
 pub struct Options {
     /// `Hash`, in MB.
     pub hash_mb: usize,
+    /// `Threads`: search threads (lazy SMP); 1, the default, is the
+    /// deterministic one-thread search.
+    pub threads: usize,
     /// `Move Overhead`.
     pub move_overhead: Duration,
     /// `Weights`: the preset name or file the evaluation comes from.
@@ -188,6 +191,8 @@ pub struct Options {
 pub enum OptionChange {
     /// The hash size changed.
     Hash,
+    /// The number of search threads changed.
+    Threads,
     /// The weights changed.
     Weights,
     /// Nothing the engine needs to know now.
@@ -197,13 +202,14 @@ pub enum OptionChange {
 impl Options {
     /// The defaults, evaluating with the weights named `weights`.
     pub fn new(weights: &str) -> Options {
-        Options { hash_mb: DEFAULT_HASH_MB, move_overhead: MOVE_OVERHEAD, weights: weights.to_string(), chess960: false }
+        Options { hash_mb: DEFAULT_HASH_MB, threads: 1, move_overhead: MOVE_OVERHEAD, weights: weights.to_string(), chess960: false }
     }
 
     /// The `option` lines of the `uci` reply.
     pub fn describe(&self) -> Vec<String> {
         vec![
             format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            format!("option name Threads type spin default 1 min 1 max {}", crate::engine::MAX_THREADS),
             format!("option name Weights type string default {}", self.weights),
             format!("option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}", MOVE_OVERHEAD.as_millis()),
             "option name UCI_Chess960 type check default false".to_string(),
@@ -232,6 +238,10 @@ impl Options {
             "hash" => {
                 self.hash_mb = number("Hash", 1, MAX_HASH_MB as u64)? as usize;
                 Ok(OptionChange::Hash)
+            }
+            "threads" => {
+                self.threads = number("Threads", 1, crate::engine::MAX_THREADS as u64)? as usize;
+                Ok(OptionChange::Threads)
             }
             "move overhead" => {
                 self.move_overhead = Duration::from_millis(number("Move Overhead", 0, MAX_MOVE_OVERHEAD_MS)?);
@@ -336,6 +346,11 @@ mod tests {
         assert_eq!(options.hash_mb, 64);
         assert!(options.set("Hash", Some("lots")).is_err());
         assert!(options.set("Hash", Some("99999999")).is_err());
+        assert_eq!(options.threads, 1);
+        assert_eq!(options.set("threads", Some("2")).unwrap(), OptionChange::Threads);
+        assert_eq!(options.threads, 2);
+        assert!(options.set("Threads", Some("0")).is_err());
+        assert!(options.set("Threads", Some("65")).is_err());
         assert_eq!(options.set("Move Overhead", Some("100")).unwrap(), OptionChange::Other);
         assert_eq!(options.move_overhead, Duration::from_millis(100));
         assert_eq!(options.set("Weights", Some("kaissa")).unwrap(), OptionChange::Weights);

@@ -153,6 +153,18 @@ fn options_take_effect() {
 }
 
 #[test]
+fn threads_search_together() {
+    let output = session("uci\nsetoption name Threads value 2\nposition startpos moves e2e4\ngo depth 7\n");
+    assert!(output.contains("option name Threads type spin default 1 min 1 max 64"), "{output}");
+    assert!(!output.contains("info string"), "{output}");
+    let mut position = Chess::default();
+    position.play_unchecked(UciMove::from_ascii(b"e2e4").unwrap().to_move(&position).unwrap());
+    assert_legal(&position, &bestmove(&output));
+    let output = session("setoption name Threads value 0\n");
+    assert!(output.contains("info string"), "{output}");
+}
+
+#[test]
 fn clock_moves_come_in_time() {
     let started = Instant::now();
     let output = session("position startpos moves e2e4 c7c5\ngo wtime 200 btime 200 winc 0 binc 0 movestogo 1\n");
