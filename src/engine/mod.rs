@@ -19,7 +19,7 @@
 //! * [`perft`](mod@perft) and [`bench`](mod@bench): correctness and speed checks.
 //!
 //! ```
-//! use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+//! use std::sync::atomic::AtomicBool;
 //! use pgntune::engine::{Engine, Evaluator, Limits};
 //! use pgntune::weights::Weights;
 //! use shakmaty::Chess;
@@ -73,14 +73,6 @@ pub enum Score {
     /// Mate in this many moves; negative when the side to move is being
     /// mated, 0 when it is checkmated already.
     Mate(i32),
-}
-
-impl SearchResult {
-    /// The result with the helper threads' nodes counted in.
-    fn with_helper_nodes(mut self, nodes: u64) -> SearchResult {
-        self.nodes += nodes;
-        self
-    }
 }
 
 impl Score {
@@ -148,6 +140,14 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
+impl SearchResult {
+    /// The result with the helper threads' nodes counted in.
+    fn with_helper_nodes(mut self, nodes: u64) -> SearchResult {
+        self.nodes += nodes;
+        self
+    }
+}
+
 /// The engine: evaluator, transposition table and move-ordering memory.
 #[derive(Debug)]
 pub struct Engine {
@@ -187,9 +187,21 @@ impl ThreadMemory {
 /// The most search threads [`Engine::set_threads`] accepts.
 pub const MAX_THREADS: usize = 64;
 
-/// The stack of a helper thread: the search recurses once per ply (see
+/// The stack a searching thread needs (the UCI front end's search thread
+/// and every helper): the search recurses once per ply (see
 /// [`Engine::search`]); the memory is only reserved, not touched.
-const HELPER_STACK_BYTES: usize = 64 << 20;
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// Raises the helpers' stop flag when dropped: at the end of the main
+/// thread's search, and also when it unwinds from a panic, which would
+/// otherwise leave the scope waiting for helpers that never stop.
+struct StopHelpers<'a>(&'a AtomicBool);
+
+impl Drop for StopHelpers<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
 
 /// The borrowed state one thread's [`Searcher`] works with.
 struct Shared<'a> {
@@ -340,6 +352,7 @@ impl Engine {
         let helper_nodes = AtomicU64::new(0);
         let unlimited = Clock::start(&Limits::default());
         std::thread::scope(|scope| {
+            let _stop_helpers = StopHelpers(&helpers_stop);
             for memory in &mut self.helpers {
                 memory.killers.clear();
                 let (shared, root, path) = (&shared, &root, path.clone());
@@ -351,15 +364,13 @@ impl Engine {
                     helper_nodes.fetch_add(searcher.nodes % params::CHECK_INTERVAL, Ordering::Relaxed);
                 };
                 // A thread the system refuses is a helper fewer, not an error.
-                if std::thread::Builder::new().stack_size(HELPER_STACK_BYTES).spawn_scoped(scope, helper).is_err() {
+                if std::thread::Builder::new().stack_size(SEARCH_STACK_BYTES).spawn_scoped(scope, helper).is_err() {
                     break;
                 }
             }
             let mut searcher = shared.searcher(&mut self.main, &clock, stop, path, &limits.searchmoves);
             searcher.helper_nodes = Some(&helper_nodes);
-            let result = searcher.iterate(&root, max_depth, on_info);
-            helpers_stop.store(true, Ordering::Relaxed);
-            result
+            searcher.iterate(&root, max_depth, on_info)
         })
         .with_helper_nodes(helper_nodes.into_inner())
     }

@@ -222,12 +222,13 @@ impl Searcher<'_> {
 
     fn info(&self, done: &Iteration) -> SearchInfo {
         let time = self.clock.elapsed();
+        let nodes = self.all_nodes();
         SearchInfo {
             depth: done.depth,
             seldepth: self.seldepth as u32,
             score: Score::from_internal(done.score),
-            nodes: self.all_nodes(),
-            nps: nodes_per_second(self.all_nodes(), time),
+            nodes,
+            nps: nodes_per_second(nodes, time),
             time,
             hashfull: self.tt.hashfull(),
             pv: done.pv.clone(),

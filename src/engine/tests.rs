@@ -194,21 +194,26 @@ fn threads_find_mates_and_end_on_stop() {
     let root = pos("7k/8/8/8/8/8/R7/1R5K w - - 0 1");
     let result = search(&mut engine, &root, &[], Limits::depth(6));
     assert_eq!(result.score, Score::Mate(2));
-    // An endless search with helpers ends when the flag is raised.
-    let stop = AtomicBool::new(false);
-    let limits = Limits { infinite: true, ..Limits::default() };
-    let result = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        });
-        std::thread::Builder::new()
-            .stack_size(64 << 20)
-            .spawn_scoped(scope, || engine.search(&Chess::default(), &[], &limits, &stop, &mut |_| {}))
-            .unwrap()
-            .join()
-            .unwrap()
-    });
+    // An endless search with helpers ends when the flag is raised. On a
+    // thread of its own that owns the engine, so that a search that never
+    // ends fails the test instead of hanging it.
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&stop);
+    let searching = std::thread::Builder::new()
+        .stack_size(SEARCH_STACK_BYTES)
+        .spawn(move || {
+            let limits = Limits { infinite: true, ..Limits::default() };
+            engine.search(&Chess::default(), &[], &limits, &flag, &mut |_| {})
+        })
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let stopped = std::time::Instant::now();
+    while !searching.is_finished() {
+        assert!(stopped.elapsed() < std::time::Duration::from_secs(5), "the helpers did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let result = searching.join().unwrap();
     assert!(Chess::default().is_legal(result.best.unwrap()));
     assert!(result.depth >= 1);
 }

@@ -174,20 +174,20 @@ pub struct TranspositionTable {
     generation: u8,
 }
 
-const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
+const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 const GENERATIONS: u8 = 64;
 
 impl TranspositionTable {
     /// A table of `mb` megabytes (at least one entry).
     pub fn new(mb: usize) -> TranspositionTable {
-        let count = (mb.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
+        let count = (mb.saturating_mul(1 << 20) / SLOT_BYTES).max(1);
         TranspositionTable { slots: std::iter::repeat_with(Slot::default).take(count).collect(), generation: 0 }
     }
 
     /// A table of `mb` megabytes, or the allocation's error when that much
     /// memory cannot be had (instead of aborting the process).
     pub fn try_new(mb: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {
-        let count = (mb.saturating_mul(1 << 20) / ENTRY_BYTES).max(1);
+        let count = (mb.saturating_mul(1 << 20) / SLOT_BYTES).max(1);
         let mut slots = Vec::new();
         slots.try_reserve_exact(count)?;
         slots.extend(std::iter::repeat_with(Slot::default).take(count));
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn entries_are_sixteen_bytes() {
-        assert_eq!(ENTRY_BYTES, 16);
+        assert_eq!(SLOT_BYTES, 16);
         assert_eq!(TranspositionTable::new(1).len(), 65_536);
         assert_eq!(TranspositionTable::new(0).len(), 1);
     }

@@ -5,7 +5,9 @@
 //! once; every `go` gets a flag of its own, so that stopping one search can
 //! never stop the next), the session loop that owns the game and the options, and, while
 //! a `go` runs, a search thread that owns the engine and writes `info` and
-//! `bestmove` lines. The session keeps answering (`isready` gets its
+//! `bestmove` lines (with the `Threads` option above 1, that thread starts
+//! the engine's lazy-SMP helpers for the search and joins them before its
+//! `bestmove`). The session keeps answering (`isready` gets its
 //! `readyok` during a search); commands that change the engine wait for the
 //! search to finish.
 //!
@@ -33,11 +35,8 @@ pub use command::{Command, CommandError, GoParams, StartPosition};
 pub use session::{Game, OptionChange, Options, SessionError};
 
 use crate::engine::perft::PerftConfig;
-use crate::engine::{Engine, Evaluator, Limits, SearchInfo, SearchResult};
+use crate::engine::{Engine, Evaluator, Limits, SEARCH_STACK_BYTES, SearchInfo, SearchResult};
 use crate::weights::Weights;
-
-/// The search thread's stack: the search recurses once per ply.
-const SEARCH_STACK_BYTES: usize = 64 << 20;
 
 /// What the reader passes to the session.
 enum Message {

@@ -349,8 +349,10 @@ mod tests {
         assert_eq!(options.threads, 1);
         assert_eq!(options.set("threads", Some("2")).unwrap(), OptionChange::Threads);
         assert_eq!(options.threads, 2);
-        assert!(options.set("Threads", Some("0")).is_err());
-        assert!(options.set("Threads", Some("65")).is_err());
+        for bad in ["0", "65", "abc", "-1"] {
+            assert!(options.set("Threads", Some(bad)).is_err(), "{bad}");
+            assert_eq!(options.threads, 2, "{bad} leaves the setting as it was");
+        }
         assert_eq!(options.set("Move Overhead", Some("100")).unwrap(), OptionChange::Other);
         assert_eq!(options.move_overhead, Duration::from_millis(100));
         assert_eq!(options.set("Weights", Some("kaissa")).unwrap(), OptionChange::Weights);

@@ -157,11 +157,27 @@ fn threads_search_together() {
     let output = session("uci\nsetoption name Threads value 2\nposition startpos moves e2e4\ngo depth 7\n");
     assert!(output.contains("option name Threads type spin default 1 min 1 max 64"), "{output}");
     assert!(!output.contains("info string"), "{output}");
+    assert_eq!(output.lines().filter(|l| l.starts_with("bestmove")).count(), 1, "{output}");
     let mut position = Chess::default();
     position.play_unchecked(UciMove::from_ascii(b"e2e4").unwrap().to_move(&position).unwrap());
     assert_legal(&position, &bestmove(&output));
-    let output = session("setoption name Threads value 0\n");
-    assert!(output.contains("info string"), "{output}");
+    // Out of range or not a number: reported, and the search goes on with
+    // the threads it had.
+    for bad in ["0", "65", "abc"] {
+        let output = session(&format!("setoption name Threads value {bad}\n"));
+        assert!(output.contains("info string"), "{bad}: {output}");
+    }
+}
+
+#[test]
+fn a_search_with_helpers_ends_once_on_stop_on_a_new_command_and_on_quit() {
+    for script in ["go infinite\nstop\n", "go infinite\nposition startpos moves e2e4\ngo depth 2\n", "go infinite\nquit\n", "go infinite\n"] {
+        let started = Instant::now();
+        let output = session(&format!("setoption name Threads value 3\nposition startpos\n{script}"));
+        assert!(started.elapsed() < Duration::from_secs(2), "{script}: {output}");
+        let searches = script.matches("go ").count();
+        assert_eq!(output.lines().filter(|l| l.starts_with("bestmove")).count(), searches, "{script}: {output}");
+    }
 }
 
 #[test]

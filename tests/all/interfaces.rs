@@ -202,11 +202,7 @@ fn match_pgn_is_read_by_python_chess_and_pgn_extract() {
 fn python_chess_drives_the_engine_with_two_threads() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = needs(python_with_chess(), "python-chess", "pip install -r notebooks/requirements.txt");
-    let out = Command::new(python)
-        .arg(root.join("tests/external/uci_threads.py"))
-        .arg(assert_cmd::cargo::cargo_bin("pgntune"))
-        .output()
-        .unwrap();
+    let out = Command::new(python).arg(root.join("tests/external/uci_threads.py")).arg(assert_cmd::cargo::cargo_bin("pgntune")).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && stdout.ends_with("ok\n"), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("option spin 1 1 64\nmoves 8\nanalyse depth 8\nmate a1a8\n"), "{stdout}");
