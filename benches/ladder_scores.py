@@ -3,6 +3,7 @@
 Stockfish's, move by move, and each side's clock.
 
     python3 benches/ladder_scores.py LADDER.pgn [MORE.pgn ...]
+    python3 benches/ladder_scores.py data/ladder-2300.pgn.zst
 
 The games are those of `benches/engine.sh ladder` (pgntune against
 `stockfish-ELO`, every move with its `{score/depth time}` comment). After
@@ -14,8 +15,10 @@ not win after scoring +2.00 or more, and the time each side had left at
 the end (10 s + 0.1 s assumed when the tag is missing).
 """
 
+import io
 import re
 import statistics
+import subprocess
 import sys
 
 import chess
@@ -23,6 +26,12 @@ import chess.pgn
 
 COMMENT = re.compile(r"([+-]?[\d.]+|[+-]?M\d+)/(\d+) ([\d.]+)s")
 PHASE = {chess.KNIGHT: 1, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 4}
+
+
+def fail(message):
+    """One line on standard error and exit status 2, as pgntune does for bad input."""
+    print(f"ladder_scores: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def phase(board):
@@ -41,12 +50,20 @@ def control(game):
     return float(base), float(inc or 0)
 
 
+def open_games(path):
+    """The file's text; a `.zst` file is read through `zstd -dc`."""
+    if path.endswith(".zst"):
+        text = subprocess.run(["zstd", "-dc", path], check=True, capture_output=True, text=True).stdout
+        return io.StringIO(text)
+    return open(path, encoding="utf-8")
+
+
 def main(paths):
     pairs = []  # (phase, pgntune's score, Stockfish's score, both pgntune's view)
     not_won_after_two, lost_after_two, games = 0, 0, 0
     left = {"pgntune": [], "stockfish": []}
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
+        with open_games(path) as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
                 games += 1
                 ours = chess.WHITE if game.headers["White"] == "pgntune" else chess.BLACK
@@ -74,14 +91,15 @@ def main(paths):
                 left["pgntune"].append(clock[ours])
                 left["stockfish"].append(clock[not ours])
     if not pairs:
-        sys.exit("no scored moves of pgntune followed by one of Stockfish's")
+        fail("no scored moves of pgntune followed by one of Stockfish's (not a ladder match's games?)")
     diffs = [o - s for _, o, s in pairs]
     print(f"{games} games, {len(pairs)} pairs of scores")
     print(f"pgntune's score minus Stockfish's: median {statistics.median(diffs):+.2f}, mean {statistics.mean(diffs):+.2f} pawns")
     for low in range(0, 25, 4):
         bucket = [o - s for p, o, s in pairs if low <= p < low + 4]
         if bucket:
-            print(f"  phase {low:2d}-{low + 3:2d}: {len(bucket):6d} pairs, median {statistics.median(bucket):+.2f}")
+            span = f"{low:2d}-{low + 3:2d}" if low < 24 else f"{low:2d}   "
+            print(f"  phase {span}: {len(bucket):6d} pairs, median {statistics.median(bucket):+.2f}")
     print(f"games not won after pgntune scored +2.00 or more: {not_won_after_two} ({lost_after_two} lost)")
     for side, times in left.items():
         print(f"time left at the end, {side}: median {statistics.median(times):.2f} s")
@@ -89,5 +107,9 @@ def main(paths):
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    main(sys.argv[1:])
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    try:
+        main(sys.argv[1:])
+    except (OSError, subprocess.CalledProcessError, UnicodeDecodeError) as err:
+        fail(str(err))
