@@ -59,14 +59,17 @@ def open_games(path):
 
 
 def main(paths):
-    pairs = []  # (phase, pgntune's score, Stockfish's score, both pgntune's view)
+    pairs = []  # (phase, pgntune's score, Stockfish's score), both from pgntune's side
     not_won_after_two, lost_after_two, games = 0, 0, 0
     left = {"pgntune": [], "stockfish": []}
     for path in paths:
         with open_games(path) as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
+                players = (game.headers.get("White"), game.headers.get("Black"))
+                if "pgntune" not in players:
+                    continue  # not a game of the ladder's engine
                 games += 1
-                ours = chess.WHITE if game.headers["White"] == "pgntune" else chess.BLACK
+                ours = chess.WHITE if players[0] == "pgntune" else chess.BLACK
                 base, inc = control(game)
                 clock = {chess.WHITE: base, chess.BLACK: base}
                 board, pending, best = game.board(), None, -1000.0
